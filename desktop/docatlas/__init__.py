@@ -1,0 +1,3 @@
+"""DocAtlas: offline knowledge graphs from private documents with a local Ollama model."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Entity and relation extraction: parse model replies, extract per chunk, merge into a graph."""

@@ -1,0 +1,67 @@
+"""Where DocAtlas keeps things: data dir (one workspace), config dir, log dir.
+
+The data dir comes from `--data-dir`, else `DOCATLAS_DATA_DIR`, else platformdirs.
+Directories are created private (0o700): they hold the user's documents' text.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "DocAtlas"
+DB_FILENAME = "docatlas.sqlite"
+
+
+def _private_dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass
+    return path
+
+
+def data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The workspace directory, created if needed."""
+    chosen = explicit or os.environ.get("DOCATLAS_DATA_DIR")
+    path = Path(chosen).expanduser() if chosen else Path(platformdirs.user_data_dir(APP_NAME, False))
+    return _private_dir(path)
+
+
+def database_path(workspace: Path) -> Path:
+    """The SQLite file of a workspace."""
+    return workspace / DB_FILENAME
+
+
+def config_dir() -> Path:
+    """Per-user configuration (settings.json, recent workspaces); DOCATLAS_CONFIG_DIR overrides."""
+    chosen = os.environ.get("DOCATLAS_CONFIG_DIR")
+    return _private_dir(Path(chosen) if chosen else Path(platformdirs.user_config_dir(APP_NAME, False)))
+
+
+def settings_path() -> Path:
+    """The settings file."""
+    return config_dir() / "settings.json"
+
+
+def log_dir() -> Path:
+    """Where logs go; DOCATLAS_LOG_DIR overrides."""
+    chosen = os.environ.get("DOCATLAS_LOG_DIR")
+    return _private_dir(Path(chosen) if chosen else Path(platformdirs.user_log_dir(APP_NAME, False)))
+
+
+def setup_logging(level: int = logging.INFO) -> Path:
+    """Send DocAtlas's logs to a rotating file in the log dir; return the file's path."""
+    path = log_dir() / "docatlas.log"
+    root = logging.getLogger("docatlas")
+    if not any(isinstance(h, logging.handlers.RotatingFileHandler) for h in root.handlers):
+        handler = logging.handlers.RotatingFileHandler(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
+    root.setLevel(level)
+    return path
