@@ -1,0 +1,1 @@
+"""The thin PySide6 layer over docatlas.core."""
