@@ -1,0 +1,458 @@
+"""The one client around the official `ollama` package: chat, embeddings, model facts.
+
+Every call has an explicit timeout, is retried with backoff on transient faults, and ends in a
+user-facing error (see `errors.py`) when Ollama cannot help. Replies are cached by content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar, runtime_checkable
+from urllib.parse import urlsplit
+
+import httpx
+import ollama
+
+from docatlas.core.config import DEFAULT_HOST, OllamaSettings
+from docatlas.core.errors import (
+    Cancelled,
+    LLMError,
+    ModelNotFound,
+    OllamaTimeout,
+    OllamaUnreachable,
+)
+
+log = logging.getLogger("docatlas.llm")
+
+DEFAULT_PORT = 11434
+FALLBACK_CONTEXT = 4096
+MIN_CONTEXT = 2048
+MESSAGE_OVERHEAD = 64
+SAFETY = 1.1
+STOPPED = "The run was stopped; the unfinished answer was discarded."
+_OPEN, _CLOSE = "<think>", "</think>"
+_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+T = TypeVar("T")
+
+
+@runtime_checkable
+class ResponseCache(Protocol):
+    """Where replies are kept between runs (the store implements it)."""
+
+    def get(self, key: str) -> str | None:
+        """The reply cached under `key`, or None."""
+        ...
+
+    def put(self, key: str, model: str, reply: str) -> None:
+        """Keep `reply` (produced by `model`) under `key`."""
+        ...
+
+
+class MemoryCache:
+    """A dict-backed ResponseCache, for tests and one-off use."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> str | None:
+        """The cached reply for `key`, or None."""
+        with self._lock:
+            return self._data.get(key)
+
+    def put(self, key: str, model: str, reply: str) -> None:
+        """Remember `reply` under `key`."""
+        with self._lock:
+            self._data[key] = reply
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def cache_key(model: str, options: dict, messages: list[dict], format: object | None) -> str:
+    """sha256 over a canonical JSON of everything that decides the reply."""
+    canonical = json.dumps(
+        {"model": model, "options": options, "messages": messages, "format": format},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+        default=str,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class LLMReply:
+    """A finished reply, think blocks removed."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool
+    seconds: float
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """What extraction and the pipeline depend on."""
+
+    model: str
+
+    def chat(
+        self,
+        messages: list[dict],
+        *,
+        format: dict | str | None = None,
+        num_predict: int | None = None,
+        cancel: threading.Event | None = None,
+        on_token: Callable[[str], None] | None = None,
+    ) -> LLMReply:
+        """Answer `messages`; raise LLMError (user sentence) or Cancelled."""
+        ...
+
+
+def strip_think(text: str) -> str:
+    """Remove <think>…</think> blocks, a stray leading …</think>, and an unclosed <think>…."""
+    lower = text.lower()
+    start, end = lower.find(_OPEN), lower.find(_CLOSE)
+    if end != -1 and (start == -1 or end < start):  # the chat template opened the block
+        text = text[end + len(_CLOSE) :]
+    text = _THINK_BLOCK.sub("", text)
+    cut = text.lower().find(_OPEN)
+    if cut != -1:  # unclosed: everything after it is thinking, maybe all of it
+        text = text[:cut]
+    return text.strip()
+
+
+def normalize_host(host: str | None) -> str:
+    """Return http(s)://host:port by Ollama's rules: http, port 11434, 0.0.0.0 means local."""
+    raw = (host or "").strip() or DEFAULT_HOST
+    scheme, sep, rest = raw.partition("://")
+    port = DEFAULT_PORT
+    if not sep:
+        scheme, rest = "http", raw
+    else:
+        scheme = scheme.lower()
+        port = {"http": 80, "https": 443}.get(scheme, DEFAULT_PORT)
+    try:
+        if scheme not in ("http", "https"):
+            raise ValueError(scheme)
+        split = urlsplit(f"{scheme}://{rest}")
+        port = split.port or port
+    except ValueError:
+        raise LLMError(
+            f"The Ollama address {raw!r} is not valid; write it as host:port, "
+            "for example 127.0.0.1:11434."
+        ) from None
+    name = split.hostname or "127.0.0.1"
+    if name == "0.0.0.0":
+        name = "127.0.0.1"
+    elif name == "::":
+        name = "::1"
+    if ":" in name:
+        name = f"[{name}]"
+    path = split.path.strip("/")
+    return f"{scheme}://{name}:{port}" + (f"/{path}" if path else "")
+
+
+def _is_loopback(url: str) -> bool:
+    name = (urlsplit(url).hostname or "").lower()
+    return name in {"localhost", "::1"} or name.startswith("127.")
+
+
+class _IncompleteStream(Exception):
+    """The stream ended without the final `done` message."""
+
+
+def _kind(exc: BaseException) -> str:
+    """Classify an exception: connect, timeout, stream, server (all retried) or fatal."""
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | ConnectionError):
+        return "connect"
+    if isinstance(exc, httpx.TimeoutException):
+        return "timeout"
+    if isinstance(exc, httpx.TransportError | _IncompleteStream | json.JSONDecodeError):
+        return "stream"
+    if isinstance(exc, ollama.ResponseError) and (exc.status_code >= 500 or exc.status_code < 0):
+        return "server"
+    return "fatal"
+
+
+class OllamaLLM:
+    """LLM backed by a local (or LAN) Ollama; thread-safe, one shared HTTP client."""
+
+    def __init__(
+        self,
+        settings: OllamaSettings,
+        cache: ResponseCache | None = None,
+        model: str | None = None,
+    ):
+        self.settings = settings
+        self.cache = cache
+        self.model = model or settings.model
+        self.host = normalize_host(settings.host)
+        timeout = httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
+        # a proxy from the environment must never see private text sent to a local Ollama
+        self.client = ollama.Client(
+            host=self.host, timeout=timeout, trust_env=not _is_loopback(self.host)
+        )
+        self.calls = 0
+        self.cache_hits = 0
+        self._lock = threading.Lock()
+        self._contexts: dict[str, int] = {}
+        self._no_think: set[str] = set()
+
+    # -- public API -----------------------------------------------------------------------
+    def chat(
+        self,
+        messages: list[dict],
+        *,
+        format: dict | str | None = None,
+        num_predict: int | None = None,
+        cancel: threading.Event | None = None,
+        on_token: Callable[[str], None] | None = None,
+    ) -> LLMReply:
+        """Ask the model; streamed, cancellable, cached, retried. Raises LLMError/Cancelled.
+
+        `on_token` gets the raw pieces as they arrive; after a retry they start over.
+        """
+        started = time.monotonic()
+        model = self.model
+        predict = num_predict or self.settings.num_predict
+        options: dict[str, Any] = {"temperature": self.settings.temperature, "num_predict": predict}
+        key = cache_key(model, options, messages, format)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            with self._lock:
+                self.cache_hits += 1
+            log.debug("cache hit for %s (%s)", model, key[:12])
+            return LLMReply(hit, 0, 0, True, time.monotonic() - started)
+        _raise_if_cancelled(cancel)
+        options["num_ctx"] = self.num_ctx(messages, predict, model)
+        text, prompt_tokens, completion_tokens = self._retrying(
+            lambda: self._stream(model, messages, options, format, cancel, on_token),
+            model,
+            cancel,
+        )
+        text = strip_think(text)
+        if text and self.cache is not None:
+            self.cache.put(key, model, text)
+        return LLMReply(text, prompt_tokens, completion_tokens, False, time.monotonic() - started)
+
+    def check(self) -> None:
+        """Raise OllamaUnreachable or ModelNotFound (one user sentence) unless ready to run."""
+        names = {m["name"] for m in self._list(retry=False)}
+        if _full_name(self.model) not in {_full_name(n) for n in names}:
+            raise _not_found(self.model)
+
+    def list_models(self) -> list[dict]:
+        """Installed models: name, size (bytes), family, parameter_size; sorted by name."""
+        return self._list(retry=True)
+
+    def context_length(self, model: str | None = None) -> int:
+        """The model's trained context (from /api/show), cached; 4096 if Ollama does not say."""
+        name = model or self.model
+        with self._lock:
+            if name in self._contexts:
+                return self._contexts[name]
+        shown = self._retrying(lambda: self.client.show(name), name, None)
+        info = dict(shown.modelinfo or {})
+        arch = info.get("general.architecture")
+        value = info.get(f"{arch}.context_length") if arch else None
+        if value is None:
+            value = next((v for k, v in info.items() if k.endswith(".context_length")), None)
+        length = int(value) if value else FALLBACK_CONTEXT
+        with self._lock:
+            self._contexts[name] = length
+        return length
+
+    def num_ctx(self, messages: list[dict], num_predict: int, model: str | None = None) -> int:
+        """Context to ask for: prompt estimate + reply room, in 1024s, within the caps."""
+        from docatlas.core.chunking import count_tokens
+
+        name = model or self.model
+        prompt = sum(count_tokens(str(m.get("content") or "")) for m in messages)
+        prompt = math.ceil((prompt + MESSAGE_OVERHEAD * len(messages)) * SAFETY)
+        cap = min(self.context_length(name), self.settings.max_context)
+        if prompt > cap:
+            raise LLMError(
+                f"The prompt needs about {prompt} tokens but {name} can use at most {cap}; "
+                "use smaller chunks or a model with a longer context."
+            )
+        room = num_predict if num_predict > 0 else self.settings.num_predict  # -1: unlimited
+        wanted = max(MIN_CONTEXT, math.ceil((prompt + room) / 1024) * 1024)
+        return min(wanted, cap)
+
+    def embed(self, texts: list[str], model: str | None = None) -> list[list[float]]:
+        """One embedding per text, with the embedding model unless another is given."""
+        if not texts:
+            return []
+        name = model or self.settings.embed_model
+        result = self._retrying(lambda: self.client.embed(model=name, input=texts), name, None)
+        return [list(map(float, vec)) for vec in result.embeddings]
+
+    def close(self) -> None:
+        """Close the HTTP connections."""
+        self.client.close()
+
+    # -- internals ------------------------------------------------------------------------
+    def _list(self, *, retry: bool) -> list[dict]:
+        def call() -> list[dict]:
+            models = []
+            for m in self.client.list().models:
+                details = m.details
+                models.append(
+                    {
+                        "name": m.model or "",
+                        "size": int(m.size or 0),
+                        "family": (details.family if details else None) or "",
+                        "parameter_size": (details.parameter_size if details else None) or "",
+                    }
+                )
+            return sorted(models, key=lambda m: m["name"])
+
+        if retry:
+            return self._retrying(call, self.model, None)
+        try:
+            return call()
+        except Exception as exc:
+            if _kind(exc) == "fatal" and not isinstance(exc, ollama.ResponseError):
+                raise
+            raise self._user_error(exc, self.model) from exc
+
+    def _stream(
+        self,
+        model: str,
+        messages: list[dict],
+        options: dict,
+        format: dict | str | None,
+        cancel: threading.Event | None,
+        on_token: Callable[[str], None] | None,
+    ) -> tuple[str, int, int]:
+        """One streamed chat call; returns (text, prompt tokens, completion tokens)."""
+        with self._lock:
+            think = None if model in self._no_think else False
+        try:
+            return self._consume(model, messages, options, format, think, cancel, on_token)
+        except ollama.ResponseError as exc:
+            if exc.status_code != 400 or "does not support thinking" not in str(exc.error):
+                raise
+            log.info("%s rejects the think flag; asking without it", model)
+            with self._lock:
+                self._no_think.add(model)
+            return self._consume(model, messages, options, format, None, cancel, on_token)
+
+    def _consume(
+        self,
+        model: str,
+        messages: list[dict],
+        options: dict,
+        format: dict | str | None,
+        think: bool | None,
+        cancel: threading.Event | None,
+        on_token: Callable[[str], None] | None,
+    ) -> tuple[str, int, int]:
+        with self._lock:
+            self.calls += 1
+        log.debug("chat %s num_ctx=%s", model, options.get("num_ctx"))
+        stream: Iterator[ollama.ChatResponse] = self.client.chat(
+            model=model,
+            messages=messages,
+            stream=True,
+            think=think,
+            format=format,
+            options=options,
+        )
+        pieces: list[str] = []
+        try:
+            for part in stream:
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled(STOPPED)
+                piece = part.message.content or ""
+                if piece:
+                    pieces.append(piece)
+                    if on_token is not None:
+                        on_token(piece)
+                if part.done:
+                    return "".join(pieces), part.prompt_eval_count or 0, part.eval_count or 0
+        finally:
+            stream.close()
+        raise _IncompleteStream("the answer stopped before it was complete")
+
+    def _retrying(self, call: Callable[[], T], model: str, cancel: threading.Event | None) -> T:
+        """Run `call`, retrying transient faults with exponential backoff and jitter."""
+        attempts = max(1, self.settings.retries + 1)
+        for attempt in range(attempts):
+            try:
+                return call()
+            except (Cancelled, LLMError):
+                raise
+            except Exception as exc:
+                kind = _kind(exc)
+                if kind == "fatal" and not isinstance(exc, ollama.ResponseError):
+                    raise  # not Ollama's doing (a callback, a bad argument): keep it as it is
+                if kind == "fatal" or attempt == attempts - 1:
+                    raise self._user_error(exc, model) from exc
+                delay = self.settings.backoff_s * 2**attempt * (1 + random.uniform(0, 0.1))
+                log.warning(
+                    "Ollama %s error (%s); retry %d/%d in %.2f s",
+                    kind,
+                    exc,
+                    attempt + 1,
+                    attempts - 1,
+                    delay,
+                )
+                if cancel is not None:
+                    cancel.wait(delay)
+                    _raise_if_cancelled(cancel)
+                else:
+                    time.sleep(delay)
+        raise AssertionError("unreachable")
+
+    def _user_error(self, exc: BaseException, model: str) -> LLMError:
+        """Map any failure to the user-facing error with one sentence."""
+        kind = _kind(exc)
+        if kind == "connect":
+            return OllamaUnreachable(
+                f"Ollama is not reachable at {self.host}; start Ollama "
+                "(run `ollama serve` or open the Ollama app) and try again."
+            )
+        if kind == "timeout":
+            return OllamaTimeout(
+                f"Ollama did not answer within {self.settings.timeout_s:g} s; try a smaller "
+                "model, fewer parallel calls, or a longer timeout."
+            )
+        if kind == "stream":
+            return LLMError(
+                f"The connection to Ollama broke while {model} was answering ({exc}); "
+                "check that Ollama is still running and try again."
+            )
+        if isinstance(exc, ollama.ResponseError):
+            text = str(exc.error).strip().rstrip(".")
+            if exc.status_code == 404 and "not found" in text and "model" in text:
+                return _not_found(model)
+            return LLMError(f"Ollama could not answer with {model}: {text}.")
+        return LLMError(f"Ollama could not answer with {model}: {exc}.")
+
+
+def _not_found(model: str) -> ModelNotFound:
+    return ModelNotFound(
+        f"The model {model} is not installed in Ollama; run `ollama pull {model}` and try again."
+    )
+
+
+def _full_name(name: str) -> str:
+    """Ollama's implicit tag: "qwen2.5" means "qwen2.5:latest"."""
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
+def _raise_if_cancelled(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled(STOPPED)
