@@ -1,4 +1,4 @@
-"""Typed, frozen settings: Ollama connection, chunking, extraction.
+"""Typed, frozen settings: Ollama connection, chunking, extraction, query.
 
 Settings are read from `settings.json` in the config dir (written by the GUI), then
 overridden by the environment (`OLLAMA_HOST`) and by CLI flags via `dataclasses.replace`.
@@ -51,12 +51,35 @@ class ExtractionSettings:
 
 
 @dataclass(frozen=True)
+class QuerySettings:
+    """How questions are answered: mode, context budgets in tokens, history, communities."""
+
+    mode: str = "mix"  # local, global, hybrid, naive, mix or community
+    top_k: int = 40  # entities (local) and relations (global) looked up per question
+    chunk_top_k: int = 10  # chunks found by similarity (naive, mix)
+    entity_budget: int = 1500  # tokens of entity lines in the context
+    relation_budget: int = 1500  # tokens of relation lines
+    chunk_budget: int = 3000  # tokens of document excerpts
+    answer_tokens: int = 1024  # room kept for the reply
+    history_turns: int = 3
+    history_budget: int = 1000  # tokens of earlier turns
+    response_type: str = "a few short paragraphs"
+    min_similarity: float = 0.2  # cosine below this is no match
+    embed_batch: int = 32
+    community_min_size: int = 3
+    community_max_reports: int = 200  # the largest communities get reports first
+    community_top_k: int = 8  # reports read per community (map/reduce) question
+    report_budget: int = 3000  # prompt tokens for one report's entities and relations
+
+
+@dataclass(frozen=True)
 class Settings:
     """All settings of one DocAtlas installation."""
 
     ollama: OllamaSettings = field(default_factory=OllamaSettings)
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
     extraction: ExtractionSettings = field(default_factory=ExtractionSettings)
+    query: QuerySettings = field(default_factory=QuerySettings)
 
     def with_overrides(self, **flat: object) -> Settings:
         """Return a copy with `section__name=value` (or a unique bare `name`) replaced.
@@ -85,6 +108,7 @@ _SECTION_TYPES: dict[str, type] = {
     "ollama": OllamaSettings,
     "chunking": ChunkSettings,
     "extraction": ExtractionSettings,
+    "query": QuerySettings,
 }
 
 

@@ -337,7 +337,7 @@ def _load_pdf(path: Path) -> tuple[str, list[Page]]:
     for number in range(1, count + 1):
         try:
             text = reader.pages[number - 1].extract_text() or ""
-        except Exception:  # noqa: BLE001 - one unreadable page must not lose the others
+        except Exception:  # pypdf raises many types; one unreadable page must not lose the others
             text = ""
         text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
         if text:
@@ -347,7 +347,7 @@ def _load_pdf(path: Path) -> tuple[str, list[Page]]:
                             "run OCR on it first and add the result.")
     try:
         title = (reader.metadata.title if reader.metadata else None) or ""
-    except Exception:  # noqa: BLE001 - broken metadata is no reason to refuse the text
+    except Exception:  # broken metadata is no reason to refuse the text
         title = ""
     return title, pages
 

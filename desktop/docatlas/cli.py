@@ -1,0 +1,287 @@
+"""`docatlas`: the same jobs as the window, headless.
+
+User mistakes and failures end with one sentence on stderr and a non-zero exit; the
+full detail of anything unexpected goes to the log file, never a traceback on screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from docatlas import __version__
+from docatlas.core import paths
+from docatlas.core.config import Settings, load_settings
+from docatlas.core.errors import DocAtlasError
+from docatlas.core.extraction.merge import rebuild
+from docatlas.core.graph import EXPORT_FORMATS, export
+from docatlas.core.llm import OllamaLLM
+from docatlas.core.pipeline import Progress, index
+from docatlas.core.prompts import available_profiles
+from docatlas.core.retrieval.answer import MODES, ask
+from docatlas.core.retrieval.context import page_label
+from docatlas.core.store import Store
+
+log = logging.getLogger("docatlas.cli")
+
+
+class UserError(DocAtlasError):
+    """A mistake in what the user asked for."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line grammar."""
+    parser = argparse.ArgumentParser(
+        prog="docatlas",
+        description="Turn private documents into a knowledge graph with a local Ollama model.",
+    )
+    parser.add_argument("--version", action="version", version=f"DocAtlas {__version__}")
+    parser.add_argument("--data-dir", help="workspace folder (default: DOCATLAS_DATA_DIR or the user data dir)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    ingest = sub.add_parser("ingest", help="add documents or folders and extract their graph")
+    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    ingest.add_argument("--profile", choices=available_profiles(), help="extraction prompt profile")
+    ingest.add_argument("--model", help="Ollama chat model, e.g. qwen2.5:7b")
+    ingest.add_argument("--embed-model", help="Ollama embedding model")
+    ingest.add_argument("--parallel", type=_positive, help="model calls in flight at once (default 2)")
+    ingest.add_argument("--gleaning", type=_non_negative, help="extra rounds asking for missed records")
+    ingest.add_argument("--chunk-tokens", type=_positive, help="tokens per chunk (default 1200)")
+    ingest.add_argument("--overlap-tokens", type=_non_negative, help="tokens shared by neighbouring chunks")
+
+    exp = sub.add_parser("export", help="write the graph to a file")
+    exp.add_argument("--format", choices=EXPORT_FORMATS, default="json")
+    exp.add_argument("out", type=Path, metavar="OUT", help="output file (a folder for csv)")
+
+    delete = sub.add_parser("delete", help="remove a document and what only it supported")
+    delete.add_argument("document", metavar="DOC", help="document id, path, file name or title")
+
+    query = sub.add_parser("query", help="ask a question; the answer streams with its sources")
+    query.add_argument("text", nargs="+", metavar="TEXT", help="the question")
+    query.add_argument("--mode", choices=MODES, help="retrieval mode (default: the setting, mix)")
+    query.add_argument("--json", action="store_true", help="print answer, context and references as JSON")
+
+    status = sub.add_parser("status", help="documents, chunks and graph size")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `docatlas` command; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    log_file = paths.setup_logging()
+    if args.command is None:
+        return _open_window(args, parser)
+    try:
+        workspace = paths.data_dir(args.data_dir)
+        settings = load_settings(paths.settings_path())
+        with Store(paths.database_path(workspace)) as store:
+            return COMMANDS[args.command](args, store, settings)
+    except KeyboardInterrupt:
+        print("Stopped; finished work is kept. Run the same command again to continue.", file=sys.stderr)
+        return 130
+    except DocAtlasError as exc:
+        log.warning("%s failed: %s", args.command, exc.message)
+        print(exc.message, file=sys.stderr)
+        return 1
+    except Exception:  # the last guard: the user gets a sentence, the log gets the detail
+        log.exception("unexpected error in %s", args.command)
+        print(f"DocAtlas hit an unexpected error; the details are in {log_file}.", file=sys.stderr)
+        return 1
+
+
+def _open_window(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    try:
+        from docatlas.gui.app import main as gui_main
+    except ImportError:
+        parser.print_help()
+        return 0
+    return gui_main(data_dir=args.data_dir)
+
+
+def cmd_ingest(args: argparse.Namespace, store: Store, settings: Settings) -> int:
+    """Add documents and extract their graph, with a progress bar on a terminal."""
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        raise UserError(f"{missing[0]} does not exist; check the path and try again.")
+    settings = settings.with_overrides(
+        profile=args.profile, model=args.model, embed_model=args.embed_model,
+        parallel=args.parallel, gleaning=args.gleaning, chunk_tokens=args.chunk_tokens,
+        overlap_tokens=args.overlap_tokens,
+    )
+    chunking = settings.chunking
+    if args.overlap_tokens is None and chunking.overlap_tokens * 2 >= chunking.chunk_tokens:
+        settings = settings.with_overrides(overlap_tokens=chunking.chunk_tokens // 10)
+    elif chunking.chunk_tokens < 50 or chunking.overlap_tokens * 2 >= chunking.chunk_tokens:
+        raise UserError("Chunks need at least 50 tokens and an overlap under half a chunk; "
+                        "change --chunk-tokens or --overlap-tokens.")
+    bar = ProgressLine(sys.stderr)
+    cancel = threading.Event()
+    last: Progress | None = None
+    run = index(store, args.paths, settings, cancel=cancel)
+    try:
+        for last in run:
+            bar.show(last)
+    finally:
+        run.close()
+        bar.finish()
+    if last is None:
+        return 0
+    for _path, reason in last.failures:
+        print(f"failed: {reason}", file=sys.stderr)
+    counts = store.counts()
+    print(
+        f"{last.documents_total} documents ({last.documents_skipped} unchanged, {last.documents_failed} failed), "
+        f"{last.chunks_done} chunks extracted, {last.chunks_failed} chunks failed, "
+        f"{last.calls} model calls ({last.cached_calls} from cache); "
+        f"graph: {counts['entities']} entities, {counts['relations']} relations."
+    )
+    if last.chunks_failed:
+        print("Some chunks failed; run the same command again to retry them.", file=sys.stderr)
+    return 1 if (last.chunks_failed or last.documents_failed) else 0
+
+
+def cmd_export(args: argparse.Namespace, store: Store, settings: Settings) -> int:
+    """Write the graph in one of the export formats."""
+    try:
+        out = export(store, args.format, args.out)
+    except OSError as exc:
+        raise UserError(f"Could not write {args.out} ({exc.strerror}); choose another place.") from exc
+    print(out)
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace, store: Store, settings: Settings) -> int:
+    """Remove one document and re-derive what it touched."""
+    found = store.find_documents(args.document)
+    if not found:
+        raise UserError(f"No document matches {args.document!r}; `docatlas status` lists them.")
+    if len(found) > 1:
+        raise UserError(f"{len(found)} documents match {args.document!r}; give its id or full path.")
+    touched = store.delete_document(found[0].id)
+    rebuild(store, touched)
+    print(f"Deleted {found[0].path}.")
+    return 0
+
+
+def cmd_query(args: argparse.Namespace, store: Store, settings: Settings) -> int:
+    """Answer a question from the graph: streamed text and sources, or JSON."""
+    streamed = False
+
+    def show(piece: str) -> None:
+        nonlocal streamed
+        streamed = True
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+
+    llm = OllamaLLM(settings.ollama, cache=store)
+    try:
+        answer = ask(store, llm, " ".join(args.text), settings, mode=args.mode,
+                     on_token=None if args.json else show)
+    except DocAtlasError:
+        if streamed:  # the error sentence goes below the unfinished answer
+            print()
+        raise
+    finally:
+        llm.close()
+    for warning in answer.warnings:
+        print(f"note: {warning}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))
+        return 0
+    print()
+    sources = [r for r in answer.references if r.cited] or list(answer.references)
+    if sources:
+        print("\nSources:")
+        for ref in sources:
+            label = f"[{ref.label}] " if ref.label else ""
+            print(f"  {label}{ref.document}{page_label(ref.page, ref.page_end)} (chunk {ref.chunk})")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> int:
+    """Print what the workspace holds."""
+    documents = []
+    for doc in store.documents():
+        counts = store.chunk_counts(doc.id)
+        documents.append({
+            "id": doc.id, "path": doc.path, "title": doc.title, "kind": doc.kind, "status": doc.status,
+            "error": doc.error, "chunks": sum(counts.values()),
+            "chunks_done": counts.get("done", 0) + counts.get("empty", 0),
+        })
+    report = {"workspace": str(store.path.parent), **store.counts(), "documents": documents}
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return 0
+    print(f"Workspace {report['workspace']}")
+    for d in documents:
+        line = f"  [{d['id']}] {d['status']:<8} {d['chunks_done']}/{d['chunks']} chunks  {d['path']}"
+        print(line + (f"\n        {d['error']}" if d["error"] else ""))
+    print(f"{report['entities']} entities, {report['relations']} relations, "
+          f"{report['chunks_pending']} chunks pending, {report['chunks_failed']} failed.")
+    return 0
+
+
+COMMANDS = {"ingest": cmd_ingest, "export": cmd_export, "delete": cmd_delete, "query": cmd_query,
+            "status": cmd_status}
+
+
+class ProgressLine:
+    """A one-line progress bar on a terminal; plain lines per document elsewhere."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self._last_stage = ""
+
+    def show(self, p: Progress) -> None:
+        """Draw the current state."""
+        if self.tty:
+            total = max(1, p.chunks_total)
+            done = p.chunks_done + p.chunks_failed
+            filled = int(30 * done / total) if p.stage in ("extract", "merge", "done") else 0
+            eta = f" ETA {_duration(p.eta)}" if p.eta else ""
+            text = (f"\r[{'#' * filled}{'.' * (30 - filled)}] {p.stage:<7} docs {p.documents_done}/"
+                    f"{p.documents_total} chunks {done}/{p.chunks_total} calls {p.calls}{eta}")
+            self.stream.write(text.ljust(100)[:100])
+            self.stream.flush()
+        elif p.stage != self._last_stage:
+            self.stream.write(f"{p.stage}: {p.message}\n" if p.message else f"{p.stage}\n")
+        self._last_stage = p.stage
+
+    def finish(self) -> None:
+        """End the bar's line."""
+        if self.tty:
+            self.stream.write("\n")
+
+
+def _duration(seconds: float | None) -> str:
+    seconds = int(seconds or 0)
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
