@@ -18,10 +18,9 @@ from docatlas import __version__
 from docatlas.core import paths
 from docatlas.core.config import Settings, load_settings
 from docatlas.core.errors import DocAtlasError
-from docatlas.core.extraction.merge import rebuild
 from docatlas.core.graph import EXPORT_FORMATS, export
 from docatlas.core.llm import OllamaLLM
-from docatlas.core.pipeline import Progress, index
+from docatlas.core.pipeline import Progress, index, remove_document
 from docatlas.core.prompts import available_profiles
 from docatlas.core.retrieval.answer import MODES, ask
 from docatlas.core.retrieval.context import page_label
@@ -181,8 +180,7 @@ def cmd_delete(args: argparse.Namespace, store: Store, settings: Settings) -> in
         raise UserError(f"No document matches {args.document!r}; `docatlas status` lists them.")
     if len(found) > 1:
         raise UserError(f"{len(found)} documents match {args.document!r}; give its id or full path.")
-    touched = store.delete_document(found[0].id)
-    rebuild(store, touched)
+    remove_document(store, found[0].id)
     print(f"Deleted {found[0].path}.")
     return 0
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from docatlas.core.errors import ModelNotFound, OllamaUnreachable, StoreError
 from docatlas.core.graph import graph_data
-from docatlas.core.pipeline import Progress, index
+from docatlas.core.pipeline import Progress, index, remove_document
 from docatlas.core.store import Store
 from fixtures.scripted_model import lightrag_responder
 from helpers import DOCUMENTS, expected_graph, long_document, settings_for, write_corpus
@@ -111,6 +111,11 @@ def test_a_broken_file_fails_alone(model, store, tmp_path):
     statuses = {Path(d.path).name: d.status for d in store.documents()}
     assert statuses == {"alpha.txt": "done", "beta.md": "done", "gamma.txt": "done",
                         "broken.txt": "failed", "empty.md": "failed"}
+    # fixed by the user, the same path loads on the next run; a still-broken one fails again
+    (corpus / "empty.md").write_text("Nora Quint visited Harbor Analytics.", encoding="utf-8")
+    last = run(store, [corpus], settings_for(model))
+    assert last.documents_skipped == 3 and [Path(p).name for p, _ in last.failures] == ["broken.txt"]
+    assert store.query("SELECT 1 FROM entities WHERE key = 'nora quint'")
 
 
 def test_delete_keeps_what_other_documents_support(model, store, tmp_path):
@@ -118,9 +123,7 @@ def test_delete_keeps_what_other_documents_support(model, store, tmp_path):
     run(store, [corpus], settings_for(model))
     before = len(model.requests)
     alpha = store.document_by_path(str((corpus / "alpha.txt").resolve()))
-    from docatlas.core.extraction.merge import rebuild
-
-    rebuild(store, store.delete_document(alpha.id))
+    remove_document(store, alpha.id)
     keys = {r["key"] for r in store.query("SELECT key FROM entities")}
     assert "maria lopez" not in keys  # only alpha.txt named her
     assert {"harbor analytics", "priya nair", "jonas weber"} <= keys

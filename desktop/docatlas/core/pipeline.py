@@ -109,6 +109,13 @@ def index(
     yield tick(stage=stage, eta=0.0, message="Stopped; run again to continue." if cancel.is_set() else "Done")
 
 
+def remove_document(store: Store, document_id: int) -> set[str]:
+    """Delete a document and re-derive what it touched, without calling the model."""
+    touched = store.delete_document(document_id)
+    rebuild(store, touched)
+    return touched
+
+
 def _add_file(store: Store, path: Path, settings: Settings, failures: list) -> tuple[str, set[str]]:
     """Store one file's chunks (or its failure).
 
@@ -124,7 +131,10 @@ def _add_file(store: Store, path: Path, settings: Settings, failures: list) -> t
         return "failed", set()
     existing = store.document_by_path(resolved)
     if existing is not None and existing.content_hash == digest:
-        return "unchanged", set()
+        # A file that failed to load is tried again (the reader may have improved since);
+        # one that loaded has its chunks in the store, pending ones included.
+        if not (existing.status == "failed" and not store.chunk_counts(existing.id)):
+            return "unchanged", set()
     try:
         document = load_document(path)
     except DocumentError as exc:
