@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import io
 import json
+import multiprocessing
 import os
 import sys
 import tempfile
@@ -48,20 +49,34 @@ def corpus(folder: Path, chunks: int, chunk_tokens: int) -> None:
         (folder / f"doc{d:03}.txt").write_text("\n".join(lines), encoding="utf-8")
 
 
-def run(latency: float, parallel: int, chunks: int, chunk_tokens: int) -> dict:
-    """One timed `docatlas ingest` in a fresh workspace."""
-    with tempfile.TemporaryDirectory() as tmp, FakeOllama(default_models()) as server:
+def serve(latency: float, pipe) -> None:
+    """Child process: the test server, so its work does not share the client's interpreter."""
+    with FakeOllama(default_models()) as server:
         server.responder = lightrag_responder
         server.latency = latency
+        pipe.send(server.host)
+        pipe.recv()  # "stop"
+        pipe.send(server.requests)
+
+
+def run(latency: float, parallel: int, chunks: int, chunk_tokens: int) -> dict:
+    """One timed `docatlas ingest` in a fresh workspace."""
+    here, there = multiprocessing.Pipe()
+    child = multiprocessing.Process(target=serve, args=(latency, there), daemon=True)
+    child.start()
+    host = here.recv()
+    with tempfile.TemporaryDirectory() as tmp:
         docs = Path(tmp) / "docs"
         corpus(docs, chunks, chunk_tokens)
-        os.environ.update(OLLAMA_HOST=server.host, DOCATLAS_CONFIG_DIR=f"{tmp}/cfg", DOCATLAS_LOG_DIR=f"{tmp}/log")
+        os.environ.update(OLLAMA_HOST=host, DOCATLAS_CONFIG_DIR=f"{tmp}/cfg", DOCATLAS_LOG_DIR=f"{tmp}/log")
         started = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()) as out:
             code = main(["--data-dir", f"{tmp}/ws", "ingest", str(docs), "--parallel", str(parallel),
                          "--chunk-tokens", str(chunk_tokens)])
         wall = time.perf_counter() - started
-        chats = [r for r in server.requests if r["path"] == "/api/chat"]
+        here.send("stop")
+        chats = [r for r in here.recv() if r["path"] == "/api/chat"]
+        child.join()
         firsts = [r for r in chats if len(r["body"]["messages"]) == 1]
         prompt_tokens = sum(count_tokens(m["content"]) for r in firsts for m in r["body"]["messages"])
         glean_tokens = sum(count_tokens(m["content"]) for r in chats if len(r["body"]["messages"]) > 1

@@ -81,8 +81,12 @@ def get_encoding() -> tiktoken.Encoding:
                              special_tokens=_CL100K_SPECIAL)
 
 
+@functools.lru_cache(maxsize=2048)
 def count_tokens(text: str) -> int:
-    """Number of cl100k_base tokens; special-token text is counted as ordinary text."""
+    """Number of cl100k_base tokens; special-token text is counted as ordinary text.
+
+    Cached: a gleaning round re-sends the first prompt, and prompts are sized every call.
+    """
     return len(get_encoding().encode(text, disallowed_special=()))
 
 
