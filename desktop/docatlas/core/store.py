@@ -226,6 +226,9 @@ class Store:
             )
         for target in range(version, SCHEMA_VERSION):
             with self.transaction() as conn:
+                # Read again under the write lock: another process may have just migrated.
+                if conn.execute("PRAGMA user_version").fetchone()[0] > target:
+                    continue
                 for statement in _statements(_MIGRATIONS[target]):
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {target + 1}")
