@@ -1,8 +1,11 @@
 """Prompt profiles: templates loaded from `resources/prompts/<profile>/`, rendered and checked.
 
-A profile is a folder with `profile.json` (delimiters, description) and one text file per
-prompt: `extract.txt`, `glean.txt`, `loop_check.txt`, `examples.txt`. Templates use
-`{placeholder}` names; anything else in braces (JSON examples) is left as written.
+A profile is a folder with `profile.json` (delimiters, description), one text file per
+prompt (`extract.txt`, `glean.txt`, `loop_check.txt`, `examples.txt`) and, for structured
+output, `schema.json` (sent to Ollama as `format`). The profiles are `lightrag`, `compact`,
+`graphrag` and `json`. Prompts used when merging, whatever the profile (`summarize.txt`,
+`same_entity.txt`), live in `resources/prompts/merge/`. Templates use `{placeholder}`
+names; anything else in braces (JSON examples) is left as written.
 """
 
 from __future__ import annotations
@@ -23,12 +26,17 @@ REQUIRED = {
     "glean": set(),
     "loop_check": set(),
     "examples": set(),
+    "summarize": {"descriptions"},
+    "same_entity": {"first", "second"},
 }
 KNOWN = {
     "input_text", "entity_types", "tuple_delimiter", "record_delimiter",
     "completion_delimiter", "language", "examples",
+    "entity_name", "descriptions", "max_words", "first", "second",
 }
 PROMPT_NAMES = ("extract", "glean", "loop_check", "examples")
+MERGE_PROMPT_NAMES = ("summarize", "same_entity")
+MERGE_FOLDER = "merge"
 
 
 def prompts_root() -> Path:
@@ -91,6 +99,15 @@ def load_profile(name: str, overrides: dict[str, str] | None = None) -> Profile:
         description=meta.get("description", ""),
         defaults=defaults,
     )
+
+
+def merge_prompt(name: str, overrides: dict[str, str] | None = None) -> str:
+    """A merge prompt (`summarize` or `same_entity`): the user's override, else the bundled text."""
+    if name not in MERGE_PROMPT_NAMES:
+        raise ValueError(f"There is no merge prompt called {name!r}; choose one of: {', '.join(MERGE_PROMPT_NAMES)}.")
+    if overrides and name in overrides:
+        return overrides[name]
+    return (prompts_root() / MERGE_FOLDER / f"{name}.txt").read_text(encoding="utf-8")
 
 
 def render(template: str, values: dict[str, str]) -> str:
