@@ -18,6 +18,10 @@ from docatlas import __version__
 from docatlas.core import paths
 from docatlas.core.config import Settings, load_settings
 from docatlas.core.errors import DocAtlasError
+from docatlas.core.extraction.rederive import rederive
+from docatlas.core.extraction.replay import ReplayLLM
+from docatlas.core.extraction.suggest import accept, get_suggestion, reject, suggest_merges
+from docatlas.core.extraction.summarize import ModelSummarizer
 from docatlas.core.graph import EXPORT_FORMATS, export
 from docatlas.core.llm import OllamaLLM
 from docatlas.core.pipeline import Progress, index, remove_document
@@ -51,7 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--parallel", type=_positive, help="model calls in flight at once (default 2)")
     ingest.add_argument("--gleaning", type=_non_negative, help="extra rounds asking for missed records")
     ingest.add_argument("--chunk-tokens", type=_positive, help="tokens per chunk (default 1200)")
+    ingest.add_argument("--reports", action="store_true", default=None,
+                        help="also write community reports (one model call per topic) for `query --mode community`")
     ingest.add_argument("--overlap-tokens", type=_non_negative, help="tokens shared by neighbouring chunks")
+    ingest.add_argument("--entity-types", type=_entity_types, metavar="TYPES",
+                        help="comma-separated entity types to ask for, e.g. person,organization,location")
+    ingest.add_argument("--language", help="language of names and descriptions (default English)")
+    ingest.add_argument("--loop-check", action=argparse.BooleanOptionalAction, default=None,
+                        help="ask the model YES/NO before each gleaning round; NO ends them")
 
     exp = sub.add_parser("export", help="write the graph to a file")
     exp.add_argument("--format", choices=EXPORT_FORMATS, default="json")
@@ -65,6 +76,18 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("--mode", choices=MODES, help="retrieval mode (default: the setting, mix)")
     query.add_argument("--json", action="store_true", help="print answer, context and references as JSON")
 
+    rebuild = sub.add_parser("rebuild", help="re-derive the graph from stored records; no document is read again")
+    rebuild.add_argument("--keep-records", action="store_true",
+                         help="do not re-parse the cached replies; only re-key and re-merge")
+    rebuild.add_argument("--summarize", action="store_true",
+                         help="let the model write the summaries that are not cached yet")
+
+    suggestions = sub.add_parser("suggestions", help="entities that may be the same; nothing merges until accepted")
+    decision = suggestions.add_mutually_exclusive_group()
+    decision.add_argument("--accept", type=_positive, metavar="ID", help="merge the two entities of suggestion ID")
+    decision.add_argument("--reject", type=_positive, metavar="ID", help="keep the two entities of suggestion ID apart")
+    suggestions.add_argument("--json", action="store_true", help="machine-readable output")
+
     status = sub.add_parser("status", help="documents, chunks and graph size")
     status.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
@@ -75,6 +98,13 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
+
+
+def _entity_types(text: str) -> tuple[str, ...]:
+    types = tuple(dict.fromkeys(t.strip().lower() for t in text.split(",") if t.strip()))
+    if not types:
+        raise argparse.ArgumentTypeError("give at least one type, e.g. person,organization")
+    return types
 
 
 def _non_negative(text: str) -> int:
@@ -129,7 +159,8 @@ def cmd_ingest(args: argparse.Namespace, store: Store, settings: Settings) -> in
     settings = settings.with_overrides(
         profile=args.profile, model=args.model, embed_model=args.embed_model,
         parallel=args.parallel, gleaning=args.gleaning, chunk_tokens=args.chunk_tokens,
-        overlap_tokens=args.overlap_tokens,
+        overlap_tokens=args.overlap_tokens, extraction__entity_types=args.entity_types,
+        extraction__language=args.language, extraction__loop_check=args.loop_check,
     )
     chunking = settings.chunking
     if args.overlap_tokens is None and chunking.overlap_tokens * 2 >= chunking.chunk_tokens:
@@ -243,8 +274,58 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
     return 0
 
 
+def cmd_rebuild(args: argparse.Namespace, store: Store, settings: Settings) -> int:
+    """Re-derive the whole graph from the stored records and cached replies."""
+    llm = OllamaLLM(settings.ollama, cache=store) if args.summarize else ReplayLLM(settings.ollama, store)
+    summarize = ModelSummarizer(llm, settings.extraction,
+                                parallel=settings.ollama.parallel if args.summarize else 1)
+    try:
+        report = rederive(store, settings, summarize=summarize, reparse=not args.keep_records)
+    finally:
+        if isinstance(llm, OllamaLLM):
+            llm.close()
+    print(f"Re-derived the graph from {report.chunks} chunks ({report.reparsed} re-read from cached replies, "
+          f"{report.changed} changed, {report.kept} kept their records); "
+          f"graph: {report.entities} entities, {report.relations} relations.")
+    if summarize.calls or summarize.cached:
+        print(f"{summarize.cached} summaries from the cache, {summarize.calls} written by the model.")
+    if summarize.skipped:
+        print(f"{summarize.skipped} long descriptions were joined, not summarised; run "
+              "`docatlas rebuild --summarize` with Ollama running to summarise them.", file=sys.stderr)
+    return 0
+
+
+def cmd_suggestions(args: argparse.Namespace, store: Store, settings: Settings) -> int:
+    """List likely duplicate entities, or accept or reject one suggestion."""
+    if args.accept or args.reject:
+        try:
+            suggestion = get_suggestion(store, args.accept or args.reject)
+            if args.reject:
+                reject(store, suggestion.id)
+                print(f"Kept {suggestion.a_name} and {suggestion.b_name} apart.")
+                return 0
+            summarize = ModelSummarizer(ReplayLLM(settings.ollama, store), settings.extraction)
+            survivor = accept(store, suggestion.id, summarize=summarize)
+        except ValueError as exc:
+            raise UserError(str(exc)) from exc
+        kept, gone = ((suggestion.a_name, suggestion.b_name) if survivor == suggestion.a_key
+                      else (suggestion.b_name, suggestion.a_name))
+        print(f"Merged {gone} into {kept}.")
+        return 0
+    found = suggest_merges(store)
+    if args.json:
+        print(json.dumps([{"id": s.id, "first": s.a_name, "second": s.b_name, "score": s.score,
+                           "reason": s.reason} for s in found], indent=2, ensure_ascii=False))
+        return 0
+    for s in found:
+        print(f"  [{s.id}] {s.a_name}  <->  {s.b_name}  ({s.reason}, {s.score:.2f})")
+    print(f"{len(found)} merge suggestions" + ("; accept one with `docatlas suggestions --accept ID`."
+                                               if found else "."))
+    return 0
+
+
 COMMANDS = {"ingest": cmd_ingest, "export": cmd_export, "delete": cmd_delete, "query": cmd_query,
-            "status": cmd_status}
+            "status": cmd_status, "rebuild": cmd_rebuild, "suggestions": cmd_suggestions}
 
 
 class ProgressLine:

@@ -48,6 +48,9 @@ class ExtractionSettings:
     entity_types: tuple[str, ...] = DEFAULT_ENTITY_TYPES
     language: str = "English"
     gleaning: int = 1
+    loop_check: bool = False  # ask YES/NO before each gleaning round; NO ends the rounds
+    summary_tokens: int = 500  # joined descriptions longer than this are summarised by the model
+    summary_max_tokens: int = 300  # room for one summary reply
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,9 @@ class QuerySettings:
     response_type: str = "a few short paragraphs"
     min_similarity: float = 0.2  # cosine below this is no match
     embed_batch: int = 32
+    # Reports cost one model call per community (minutes each on a laptop), so ingestion
+    # writes them only when asked; `community` questions fall back to `global` until then.
+    community_reports: bool = False
     community_min_size: int = 3
     community_max_reports: int = 200  # the largest communities get reports first
     community_top_k: int = 8  # reports read per community (map/reduce) question

@@ -25,9 +25,12 @@ from docatlas.core.config import Settings
 from docatlas.core.documents import DocumentError, discover, file_hash, load_document
 from docatlas.core.errors import Cancelled, LLMError, OllamaUnreachable
 from docatlas.core.extraction.extract import ChunkExtraction, extract_chunk
-from docatlas.core.extraction.merge import entity_key, rebuild
+from docatlas.core.extraction.merge import Summarizer, entity_key, rebuild
+from docatlas.core.extraction.summarize import ModelSummarizer
 from docatlas.core.llm import LLM, OllamaLLM
 from docatlas.core.prompts import load_profile
+from docatlas.core.retrieval.communities import refresh_communities
+from docatlas.core.retrieval.embed import embed_pending
 from docatlas.core.store import ChunkRow, NewChunk, Store
 
 log = logging.getLogger("docatlas.pipeline")
@@ -37,9 +40,10 @@ log = logging.getLogger("docatlas.pipeline")
 class Progress:
     """A snapshot of a run, yielded after every step worth showing."""
 
-    stage: str  # "load", "extract", "merge", "done", "cancelled"
+    stage: str  # "load", "extract", "merge", "embed", "communities", "done", "cancelled"
     message: str = ""
-    document: str | None = None
+    document: str | None = None  # file name of the document just read
+    document_path: str | None = None  # its full path, as the store keys it
     documents_total: int = 0
     documents_done: int = 0
     documents_skipped: int = 0
@@ -54,6 +58,9 @@ class Progress:
     elapsed: float = 0.0
     eta: float | None = None
     failures: tuple[tuple[str, str], ...] = field(default=())  # (document, reason)
+    step_done: int = 0  # progress of the embed and communities stages
+    step_total: int = 0
+    warnings: tuple[str, ...] = ()  # not fatal: e.g. no embedding model, keyword search only
 
 
 def index(
@@ -73,8 +80,11 @@ def index(
         state = replace(state, elapsed=time.monotonic() - started, **changes)
         return state
 
+    # Long merged descriptions are summarised by the model (cached); the client opens on first use.
+    summarize = ModelSummarizer(lambda: llm or OllamaLLM(settings.ollama, cache=store), settings.extraction,
+                                cancel=cancel, parallel=settings.ollama.parallel)
     if store.get_meta("graph_dirty") == "1":  # an earlier run stopped before merging
-        rebuild(store)
+        rebuild(store, summarize=summarize)
     touched: set[str] = set()
 
     # 1. Documents: hash, load, chunk, store as pending.
@@ -87,7 +97,8 @@ def index(
             return
         outcome, keys = _add_file(store, path, settings, failures)
         touched |= keys
-        yield tick(documents_done=number, document=path.name, failures=tuple(failures),
+        yield tick(documents_done=number, document=path.name, document_path=str(path.resolve()),
+                   failures=tuple(failures),
                    documents_failed=len(failures),
                    documents_skipped=state.documents_skipped + (outcome == "unchanged"))
 
@@ -104,15 +115,35 @@ def index(
 
     # 3. Graph: re-derive what the new records touched.
     yield tick(stage="merge", message="Merging the graph")
-    rebuild(store, touched)
+    rebuild(store, touched, summarize)
+
+    # 4. Search: embeddings and community reports for what changed (cheap when nothing did).
+    if not cancel.is_set():
+        llm = llm or OllamaLLM(settings.ollama, cache=store)
+        warnings: list[str] = []
+        # The second embedding pass covers the vectors of the reports just written.
+        jobs = (embed_pending, refresh_communities, embed_pending) if settings.query.community_reports else (
+            embed_pending,)
+        for job in jobs:
+            for step in job(store, llm, settings, cancel):
+                if step.get("error") and step["error"] not in warnings:
+                    warnings.append(str(step["error"]))
+                yield tick(stage="embed" if job is embed_pending else "communities",
+                           message=str(step.get("message", "")), step_done=int(step.get("done", 0)),
+                           step_total=int(step.get("total", 0)), warnings=tuple(warnings))
+            if cancel.is_set():
+                break
     stage = "cancelled" if cancel.is_set() else "done"
     yield tick(stage=stage, eta=0.0, message="Stopped; run again to continue." if cancel.is_set() else "Done")
 
 
-def remove_document(store: Store, document_id: int) -> set[str]:
-    """Delete a document and re-derive what it touched, without calling the model."""
+def remove_document(store: Store, document_id: int, summarize: Summarizer | None = None) -> set[str]:
+    """Delete a document and re-derive what it touched, without the model reading any document.
+
+    Without `summarize`, descriptions that lost a part are joined again; with it, they may
+    be summarised (from the cache when the same set was summarised before)."""
     touched = store.delete_document(document_id)
-    rebuild(store, touched)
+    rebuild(store, touched, summarize)
     return touched
 
 

@@ -22,9 +22,10 @@ import sqlite_utils
 
 from docatlas.core.errors import StoreError
 from docatlas.core.extraction.records import EntityRecord, RelationRecord
+from docatlas.core.extraction.schema import MERGE_SCHEMA
 from docatlas.core.retrieval.schema import RETRIEVAL_SCHEMA
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Each migration takes the schema from version i to i + 1.
 _MIGRATIONS: list[str] = [
@@ -106,6 +107,8 @@ _MIGRATIONS: list[str] = [
     # 2: retrieval (full-text indexes, embeddings, communities, answer cache, version
     # counters), kept in step by triggers; see docatlas.core.retrieval.schema.
     RETRIEVAL_SCHEMA,
+    # 3: merge suggestions and accepted aliases; see docatlas.core.extraction.schema.
+    MERGE_SCHEMA,
 ]
 
 
@@ -171,7 +174,7 @@ class Store:
             conn = sqlite3.connect(
                 str(self.path), timeout=30, isolation_level=None, check_same_thread=False
             )
-            conn.execute("PRAGMA journal_mode=WAL")
+            _enable_wal(conn)
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=30000")
@@ -458,6 +461,19 @@ class Store:
             " (SELECT COUNT(*) FROM llm_cache) AS cached_replies"
         )[0]
         return dict(row)
+
+
+def _enable_wal(conn: sqlite3.Connection, attempts: int = 60) -> None:
+    """Switch to WAL; on a brand-new file other openers can make SQLite answer "locked"
+    at once (the busy handler is not used for this), so try again for a few seconds."""
+    for attempt in range(attempts):
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc).lower() or attempt == attempts - 1:
+                raise
+            time.sleep(0.05)
 
 
 def _statements(script: str) -> Iterator[str]:

@@ -6,38 +6,11 @@ two counters in `meta`: `graph_version` (entities and relations changed) and
 `index_version` (chunks, embeddings or community reports changed). Triggers keep the
 indexes, the queue and the counters in step with every write, whoever makes it.
 
-This module imports nothing from DocAtlas, so that `store.py` can import the migration.
+This module imports nothing from DocAtlas, so that `store.py` can import the migration
+(its runner splits the script with `sqlite3.complete_statement`, trigger bodies whole).
 """
 
 from __future__ import annotations
-
-import sqlite3
-from typing import SupportsIndex
-
-
-class SqlScript(str):
-    """SQL text whose `split(";")` yields whole statements, trigger bodies included.
-
-    The store's migration runner splits a script on ";" and runs each piece; a trigger
-    body holds ";" of its own, so this text splits where SQLite says a statement ends.
-    """
-
-    def split(  # type: ignore[override]
-        self, sep: str | None = None, maxsplit: SupportsIndex = -1
-    ) -> list[str]:
-        """Split into complete statements when asked to split on ";"."""
-        if sep != ";":
-            return str(self).split(sep, maxsplit)
-        statements, current = [], ""
-        for piece in str(self).split(";"):
-            current += piece + ";"
-            if sqlite3.complete_statement(current):
-                statements.append(current.rstrip().removesuffix(";"))
-                current = ""
-        if current.strip(" \n\t;"):
-            statements.append(current.rstrip().removesuffix(";"))
-        return statements
-
 
 _BUMP_GRAPH = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'graph_version';"
 _BUMP_INDEX = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'index_version';"
@@ -200,7 +173,7 @@ _BACKFILL = """
         SELECT 'relation', source_key || char(31) || target_key FROM relations;
 """
 
-RETRIEVAL_SCHEMA = SqlScript(
+RETRIEVAL_SCHEMA = (
     _TABLES + _BACKFILL + _entity_triggers() + _relation_triggers() + _chunk_and_community_triggers()
 )
 

@@ -1,0 +1,193 @@
+"""`ask`: a question in, a grounded answer with references out, streamed token by token.
+
+Steps: answer cache (per question, mode, history, settings, models and graph version) ->
+keywords (not for naive) -> question embeddings (or full-text only, with a warning) ->
+context for the mode within the window -> the answer prompt with the history, streamed ->
+references. An empty context gives a fixed "nothing found" answer without a model call.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from docatlas.core.chunking import count_tokens
+from docatlas.core.config import Settings
+from docatlas.core.errors import Cancelled, DocAtlasError, LLMError
+from docatlas.core.llm import LLM, STOPPED
+from docatlas.core.retrieval.budget import context_window, free_room, reply_room
+from docatlas.core.retrieval.cache import answer_key, get_answer, knowledge_version, put_answer
+from docatlas.core.retrieval.context import ChunkItem, Context, build_context, fill_budget, render
+from docatlas.core.retrieval.conversation import history_text, recent_history
+from docatlas.core.retrieval.global_search import has_reports, map_reports, rank_reports, supporting_chunks
+from docatlas.core.retrieval.keywords import Keywords, extract_keywords
+from docatlas.core.retrieval.references import Reference, build_references
+from docatlas.core.retrieval.search import question_vectors
+from docatlas.core.retrieval.templates import fill
+from docatlas.core.store import Store
+
+MODES = ("local", "global", "hybrid", "naive", "mix", "community")
+NO_CONTEXT_ANSWER = "I found nothing about this in your documents, so I cannot answer it from them."
+
+
+class QueryError(DocAtlasError):
+    """A question that cannot be asked as given (empty, or an unknown mode)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An answer, the context it was given, and the references it drew on."""
+
+    question: str
+    answer: str
+    mode: str
+    context: Context
+    references: tuple[Reference, ...]
+    keywords: Keywords | None = None
+    cached: bool = False
+    warnings: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        """`{answer, mode, context: {entities, relations, chunks}, references: [{document, page, chunk}]}`
+        as `query --json` prints it, plus question, keywords, warnings and cached."""
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "mode": self.mode,
+            "context": self.context.to_json(),
+            "references": [r.to_json() for r in self.references],
+            "keywords": self.keywords.to_json() if self.keywords else None,
+            "warnings": list(self.warnings),
+            "cached": self.cached,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict, *, cached: bool = False) -> Answer:
+        """Rebuild an answer from `to_json` output (plus the cache's context text)."""
+        kw = data.get("keywords")
+        return cls(
+            question=data["question"], answer=data["answer"], mode=data["mode"],
+            context=Context.from_json(data["mode"], data["context"], data.get("context_text", ""),
+                                      data.get("context_tokens", 0)),
+            references=tuple(Reference(**r) for r in data["references"]),
+            keywords=Keywords(tuple(kw["high_level"]), tuple(kw["low_level"]), kw["source"]) if kw else None,
+            cached=cached, warnings=tuple(data.get("warnings", ())),
+        )
+
+
+def answer_messages(context: str, history: Sequence[dict], question: str, response_type: str) -> list[dict]:
+    """The chat messages of the answer call: instructions with the context, history, the question."""
+    system = fill("answer", context=context or "(nothing)", response_type=response_type)
+    return [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
+
+
+def ask(
+    store: Store,
+    llm: LLM,
+    question: str,
+    settings: Settings,
+    mode: str | None = None,
+    history: Sequence[dict] = (),
+    on_token: Callable[[str], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> Answer:
+    """Answer `question` from the workspace's graph and documents.
+
+    `history` holds earlier chat messages ({"role", "content"}, oldest first); `on_token`
+    receives the answer as it streams (all at once when it comes from a cache). Raises
+    QueryError for an empty question or unknown mode, LLMError (one sentence) when the
+    model fails, Cancelled when `cancel` is set; nothing is cached then.
+    """
+    q = settings.query
+    mode = (mode or q.mode).strip().lower()
+    if mode not in MODES:
+        raise QueryError(f"There is no query mode called {mode!r}; choose one of: {', '.join(MODES)}.")
+    question = question.strip()
+    if not question:
+        raise QueryError("The question is empty; type a question and ask again.")
+    turns = recent_history(history, q.history_turns, q.history_budget)
+    version = knowledge_version(store)
+    key = answer_key(question, mode, turns, settings, llm.model, version)
+    hit = get_answer(store, key)
+    if hit is not None:
+        answer = Answer.from_json(hit, cached=True)
+        if on_token is not None:
+            on_token(answer.answer)
+        return answer
+
+    _check(cancel)
+    window = context_window(llm, settings)
+    reply_tokens = reply_room(window, q)
+    room = free_room(window, answer_messages("", turns, question, q.response_type), reply_tokens)
+    warnings: list[str] = []
+    keywords: Keywords | None = None
+    used_mode = mode
+    context: Context | None = None
+    if mode == "community":
+        if has_reports(store):
+            context, found_warnings = _community_context(store, llm, question, settings, window, room, cancel)
+            warnings += found_warnings
+        else:
+            used_mode = "global"
+            warnings.append("There are no community reports yet, so this answer used global mode; "
+                            "they are written after the next ingestion.")
+    if context is None:
+        if used_mode != "naive":
+            keywords = extract_keywords(llm, question, history_text(turns), cancel)
+        _check(cancel)
+        vecs, found_warnings = question_vectors(store, llm, settings.ollama.embed_model, used_mode,
+                                                question, keywords)
+        warnings += found_warnings
+        context = build_context(store, used_mode, question, keywords, vecs, q, room)
+    _check(cancel)
+
+    if context.empty:
+        text = NO_CONTEXT_ANSWER
+        if on_token is not None:
+            on_token(text)
+    else:
+        messages = answer_messages(context.text, turns, question, q.response_type)
+        text = _generate(llm, messages, reply_tokens, on_token, cancel)
+    references = build_references(store, context, text, max(q.chunk_top_k, len(context.chunks)))
+    answer = Answer(question, text, used_mode, context, references, keywords, False, tuple(warnings))
+    payload = {**answer.to_json(), "context_text": context.text, "context_tokens": context.tokens}
+    put_answer(store, key, question, mode, version, payload)
+    return answer
+
+
+def _check(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled(STOPPED)
+
+
+def _generate(llm: LLM, messages: list[dict], reply_tokens: int, on_token: Callable[[str], None] | None,
+              cancel: threading.Event | None) -> str:
+    streamed: list[str] = []
+
+    def relay(piece: str) -> None:
+        streamed.append(piece)
+        if on_token is not None:
+            on_token(piece)
+
+    reply = llm.chat(messages, num_predict=reply_tokens, cancel=cancel, on_token=relay)
+    if not reply.text.strip():
+        raise LLMError("The model gave an empty answer; ask again, or choose another model.")
+    if not streamed and on_token is not None:  # a cached reply arrives whole
+        on_token(reply.text)
+    return reply.text
+
+
+def _community_context(store: Store, llm: LLM, question: str, settings: Settings, window: int, room: int,
+                       cancel: threading.Event | None) -> tuple[Context, list[str]]:
+    """Map over the most related reports; the best points within `room` make the context."""
+    q = settings.query
+    vecs, warnings = question_vectors(store, llm, settings.ollama.embed_model, "community", question, None)
+    rows = rank_reports(store, question, vecs.question, vecs.model, q.community_top_k, q.min_similarity)
+    result = map_reports(store, llm, question, rows, settings, window, cancel)
+    points, _ = fill_budget(result.points, room, lambda p, n: replace(p, label=f"P{n}"))
+    chunks: list[ChunkItem] = supporting_chunks(store, result, q.chunk_top_k, max(64, q.chunk_budget // 2))
+    text = render((), (), (), points)
+    context = Context("community", chunks=tuple(chunks), reports=result.reports, points=tuple(points),
+                      text=text, tokens=count_tokens(text) if text else 0)
+    return context, warnings + list(result.warnings)

@@ -1,0 +1,135 @@
+"""What each query mode takes from the graph, as ranked ids (no text, no budgets yet).
+
+- local: entities matching the low-level keywords, their relations, their source chunks.
+- global: relations matching the high-level keywords, their endpoints, their source chunks.
+- hybrid: local and global, interleaved.
+- naive: chunks similar to the question.
+- mix: hybrid plus naive chunks, interleaved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import chain, zip_longest
+
+from docatlas.core.config import QuerySettings
+from docatlas.core.retrieval.keywords import Keywords
+from docatlas.core.retrieval.search import QueryVectors, find_chunks, find_entities, find_relations
+from docatlas.core.store import Store
+
+GRAPH_MODES = ("local", "global", "hybrid", "mix")
+CHUNKS_PER_ITEM = 20  # source chunks read per entity or relation
+PROVENANCE = 3  # source chunks remembered per entity or relation, for references
+
+
+@dataclass
+class Found:
+    """Ranked ids of one retrieval; `sources` maps an entity key or pair to its chunk ids."""
+
+    entities: list[str] = field(default_factory=list)
+    relations: list[tuple[str, str]] = field(default_factory=list)
+    chunks: list[int] = field(default_factory=list)
+    sources: dict[object, list[int]] = field(default_factory=dict)
+
+
+def interleave(*lists: Sequence) -> list:
+    """Round-robin merge without repeats: a, b, a, b, ..."""
+    merged = chain.from_iterable(zip_longest(*lists))
+    return list(dict.fromkeys(x for x in merged if x is not None))
+
+
+def retrieve(store: Store, mode: str, question: str, keywords: Keywords | None, vectors: QueryVectors,
+             settings: QuerySettings) -> Found:
+    """Ranked entities, relations and chunks for one question in one mode."""
+    if mode == "naive":
+        return Found(chunks=_similar_chunks(store, question, keywords, vectors, settings))
+    kw = keywords or Keywords((), (), "fallback")
+    if mode == "local":
+        return _local(store, kw, vectors, settings)
+    if mode == "global":
+        return _global(store, kw, vectors, settings)
+    local, glob = _local(store, kw, vectors, settings), _global(store, kw, vectors, settings)
+    found = Found(
+        entities=interleave(local.entities, glob.entities),
+        relations=interleave(local.relations, glob.relations),
+        chunks=interleave(local.chunks, glob.chunks),
+        sources={**glob.sources, **local.sources},
+    )
+    if mode == "mix":
+        found.chunks = interleave(_similar_chunks(store, question, keywords, vectors, settings), found.chunks)
+    return found
+
+
+def _similar_chunks(store: Store, question: str, keywords: Keywords | None, vectors: QueryVectors,
+                    settings: QuerySettings) -> list[int]:
+    phrases = [question, *(keywords.low_level if keywords else ())]
+    return find_chunks(store, phrases, vectors.question, vectors.model, settings.chunk_top_k,
+                       settings.min_similarity)
+
+
+def _local(store: Store, kw: Keywords, vectors: QueryVectors, settings: QuerySettings) -> Found:
+    keys = find_entities(store, kw.low_level, vectors.low, vectors.model, settings.top_k,
+                         settings.min_similarity)
+    sources = _entity_chunks(store, keys)
+    return Found(entities=keys, relations=_relations_of(store, keys, settings.top_k * 2),
+                 chunks=_rank_chunks(keys, sources), sources=dict(sources))
+
+
+def _global(store: Store, kw: Keywords, vectors: QueryVectors, settings: QuerySettings) -> Found:
+    pairs = find_relations(store, kw.high_level, vectors.high, vectors.model, settings.top_k,
+                           settings.min_similarity)
+    keys = list(dict.fromkeys(k for pair in pairs for k in pair))
+    sources = _relation_chunks(store, pairs)
+    return Found(entities=keys, relations=pairs, chunks=_rank_chunks(pairs, sources), sources=dict(sources))
+
+
+def _relations_of(store: Store, keys: list[str], limit: int) -> list[tuple[str, str]]:
+    """Relations touching the entities: both ends found first, then by weight."""
+    if not keys:
+        return []
+    marks = ",".join("?" * len(keys))
+    rows = store.query(
+        f"SELECT source_key, target_key, weight FROM relations WHERE source_key IN ({marks}) "
+        f"UNION SELECT source_key, target_key, weight FROM relations WHERE target_key IN ({marks})",
+        [*keys, *keys],
+    )
+    rank = {k: i for i, k in enumerate(keys)}
+    big = len(keys)
+
+    def order(r: dict) -> tuple:
+        s, t = rank.get(r["source_key"], big), rank.get(r["target_key"], big)
+        return (-((s < big) + (t < big)), min(s, t), -r["weight"])
+
+    rows.sort(key=order)
+    return [(r["source_key"], r["target_key"]) for r in rows[:limit]]
+
+
+def _entity_chunks(store: Store, keys: list[str]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for key in keys:
+        rows = store.query("SELECT DISTINCT chunk_id FROM chunk_entities WHERE key = ? LIMIT ?",
+                           (key, CHUNKS_PER_ITEM))
+        out[key] = [r["chunk_id"] for r in rows]
+    return out
+
+
+def _relation_chunks(store: Store, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], list[int]]:
+    out: dict[tuple[str, str], list[int]] = {}
+    for s, t in pairs:
+        rows = store.query(
+            "SELECT DISTINCT chunk_id FROM chunk_relations WHERE (source_key = ? AND target_key = ?) "
+            "OR (source_key = ? AND target_key = ?) LIMIT ?", (s, t, t, s, CHUNKS_PER_ITEM))
+        out[(s, t)] = [r["chunk_id"] for r in rows]
+    return out
+
+
+def _rank_chunks(items: Sequence, sources: dict) -> list[int]:
+    """Chunks backing many of the best items come first."""
+    score: dict[int, float] = {}
+    for rank, item in enumerate(items):
+        for chunk_id in sources.get(item, ()):
+            score[chunk_id] = score.get(chunk_id, 0.0) + 1.0 / (rank + 1)
+    order = {c: i for i, c in enumerate(score)}
+    return sorted(score, key=lambda c: (-score[c], order[c]))
+

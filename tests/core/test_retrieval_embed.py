@@ -1,0 +1,135 @@
+"""Embedding during ingestion: batches, nothing twice, changes and deletions, model switch,
+a missing model, cancellation, and search over the stored vectors."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from docatlas.core.extraction.merge import rebuild
+from docatlas.core.retrieval import vectors
+from docatlas.core.retrieval.embed import embed_pending, embedding_texts, pending_count
+from fixtures.ollama_server import fake_embedding
+from test_retrieval_helpers import build_graph, client, embed_requests, open_store, settings_for
+
+
+def run(store, llm, settings, cancel=None) -> list[dict]:
+    return list(embed_pending(store, llm, settings, cancel))
+
+
+def test_everything_is_embedded_in_batches_and_only_once(fake_ollama, tmp_path):
+    settings = settings_for(fake_ollama, query__embed_batch=4)
+    with open_store(tmp_path) as store:
+        build_graph(store)
+        total = pending_count(store)
+        events = run(store, client(fake_ollama), settings)
+        assert events[0]["total"] == total and events[-1]["done"] == total
+        assert all("error" not in e for e in events)
+        assert pending_count(store) == 0
+        counts = {r["kind"]: r["n"] for r in store.query("SELECT kind, COUNT(*) AS n FROM embeddings GROUP BY kind")}
+        assert counts == {"chunk": 5, "entity": store.counts()["entities"], "relation": 9}
+        assert all(len(b["input"]) <= 4 for b in embed_requests(fake_ollama))
+        assert {b["model"] for b in embed_requests(fake_ollama)} == {"nomic-embed-text"}
+
+        calls = len(embed_requests(fake_ollama))
+        assert run(store, client(fake_ollama), settings) == []  # nothing changed: no events, no calls
+        rebuild(store)  # rewrites every row with the same text: queued, but no model call
+        run(store, client(fake_ollama), settings)
+        assert len(embed_requests(fake_ollama)) == calls and pending_count(store) == 0
+
+
+def test_stored_vectors_are_the_models_and_searchable(fake_ollama, tmp_path):
+    settings = settings_for(fake_ollama)
+    with open_store(tmp_path) as store:
+        build_graph(store)
+        run(store, client(fake_ollama), settings)
+        text = embedding_texts(store, "entity", ["maria lopez"])["maria lopez"]
+        query = vectors.unit(fake_embedding(text, 16))
+        found = vectors.search(store, "entity", "nomic-embed-text", query, 3, 0.2)
+        assert found[0][0] == "maria lopez" and abs(found[0][1] - 1.0) < 1e-5
+        matrix = vectors.load_matrix(store, "entity", "nomic-embed-text")
+        assert matrix.matrix.dtype == np.float32 and matrix.dim == 16
+        assert vectors.load_matrix(store, "entity", "nomic-embed-text") is matrix  # kept in memory
+
+
+def test_a_changed_entity_is_embedded_again_and_a_deleted_one_loses_its_vector(fake_ollama, tmp_path):
+    settings = settings_for(fake_ollama)
+    with open_store(tmp_path) as store:
+        build_graph(store)
+        run(store, client(fake_ollama), settings)
+        before = len(embed_requests(fake_ollama))
+        with store.transaction() as conn:
+            conn.execute("UPDATE entities SET description = 'Founder and CEO.' WHERE key = 'maria lopez'")
+        run(store, client(fake_ollama), settings)
+        (body,) = embed_requests(fake_ollama)[before:]
+        assert body["input"] == ["Maria Lopez: Founder and CEO."]
+
+        doc = store.find_documents("garden.txt")[0]
+        rebuild(store, store.delete_document(doc.id))
+        run(store, client(fake_ollama), settings)
+        left = {r["ref"] for r in store.query("SELECT ref FROM embeddings WHERE kind = 'entity'")}
+        assert "basil" not in left and "maria lopez" in left
+        assert store.query("SELECT COUNT(*) AS n FROM embeddings WHERE kind = 'chunk'")[0]["n"] == 4
+
+
+def test_a_new_embedding_model_embeds_everything_again(fake_ollama, tmp_path):
+    fake_ollama.models["mxbai-embed-large"] = {"dim": 8, "family": "bert", "context_length": 512}
+    with open_store(tmp_path) as store:
+        build_graph(store)
+        run(store, client(fake_ollama), settings_for(fake_ollama))
+        n = store.query("SELECT COUNT(*) AS n FROM embeddings")[0]["n"]
+        settings = settings_for(fake_ollama, ollama__embed_model="mxbai-embed-large")
+        events = run(store, client(fake_ollama), settings)
+        assert events[-1]["done"] == n
+        rows = store.query("SELECT DISTINCT model, dim FROM embeddings")
+        assert rows == [{"model": "mxbai-embed-large", "dim": 8}]
+
+
+def test_a_missing_embedding_model_says_so_and_keeps_the_queue(fake_ollama, tmp_path):
+    del fake_ollama.models["nomic-embed-text"]
+    settings = settings_for(fake_ollama)
+    with open_store(tmp_path) as store:
+        build_graph(store)
+        queued = pending_count(store)
+        events = run(store, client(fake_ollama), settings)
+        error = events[-1]["error"]
+        assert "nomic-embed-text is not installed" in error and "ollama pull nomic-embed-text" in error
+        assert error.count(".") == 1  # one sentence
+        assert pending_count(store) == queued
+
+
+def test_cancel_stops_between_batches_and_the_rest_waits(fake_ollama, tmp_path):
+    settings = settings_for(fake_ollama, query__embed_batch=2)
+    cancel = threading.Event()
+    with open_store(tmp_path) as store:
+        build_graph(store)
+        total = pending_count(store)
+        events = []
+        for event in embed_pending(store, client(fake_ollama), settings, cancel):
+            events.append(event)
+            if event["done"] >= 4:
+                cancel.set()
+        assert events[-1]["stage"] == "cancelled"
+        assert 0 < pending_count(store) < total
+        run(store, client(fake_ollama), settings)
+        assert pending_count(store) == 0
+
+
+def test_two_stage_search_on_a_large_matrix_finds_what_exact_search_finds(monkeypatch):
+    rng = np.random.default_rng(3)
+    n, dim, topics = 6000, 512, 120
+    centres = rng.standard_normal((topics, dim))
+    rows = 0.8 * centres[rng.integers(0, topics, n)] + 0.6 * rng.standard_normal((n, dim))
+    rows = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+    refs = tuple(str(i) for i in range(n))
+    exact = vectors.VectorMatrix(refs, rows)
+    approx = vectors.with_projection(exact)
+    assert approx is exact  # small: searched exactly
+    monkeypatch.setattr(vectors, "APPROXIMATE_FROM", 1000)
+    approx = vectors.with_projection(exact)
+    assert approx.projected is not None and approx.projected.shape == (n, vectors.PROJECTED)
+    for t in range(10):
+        query = vectors.unit(0.8 * centres[t] + 0.6 * rng.standard_normal(dim))
+        found, truth = approx.search(query, 20, 0.2), exact.search(query, 20, 0.2)
+        assert [r for r, _ in found] == [r for r, _ in truth] and len(truth) == 20
+        assert np.allclose([s for _, s in found], [s for _, s in truth], atol=1e-5)
