@@ -1,0 +1,164 @@
+"""GUI responsiveness while ingesting: how long is the window's event loop ever blocked?
+
+The real main window ingests about 200 chunks from the test Ollama server (run in its own
+process, 0.05 s per model call) while a 5 ms QTimer on the GUI thread records how late each
+tick fires. A tick that is late by more than a frame is a stall the person would feel.
+Prints JSON: chunks, model calls, wall time, ticks, and the max / p99 / p50 stall in ms.
+Target: no stall over 50 ms.
+
+    QT_QPA_PLATFORM=offscreen python bench/gui_responsiveness.py [--chunks 200] [--latency 0.05]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "desktop"), str(ROOT / "tests"), str(ROOT / "bench")]
+
+from fixtures.ollama_fixture import default_models
+from fixtures.ollama_server import FakeOllama
+from fixtures.scripted_model import lightrag_responder
+from ingest import corpus
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication
+
+TICK_MS = 5
+CHUNK_TOKENS = 300
+
+
+def serve(latency: float, pipe) -> None:
+    """Child process: the test server, so its work does not share the GUI's interpreter."""
+    with FakeOllama(default_models()) as server:
+        server.responder = lightrag_responder
+        server.latency = latency
+        pipe.send(server.host)
+        pipe.recv()  # "stop"
+        pipe.send(len([r for r in server.requests if r["path"] in ("/api/chat", "/api/embed")]))
+
+
+class StallMeter:
+    """A precise 5 ms timer on the GUI thread; records how late every tick fires."""
+
+    def __init__(self) -> None:
+        self.stalls_ms: list[float] = []
+        self.timer = QTimer(interval=TICK_MS, timerType=Qt.TimerType.PreciseTimer)
+        self.timer.timeout.connect(self._tick)
+        self._last = 0.0
+
+    def start(self) -> None:
+        """Start measuring."""
+        self._last = time.perf_counter()
+        self.timer.start()
+
+    def stop(self) -> None:
+        """Stop measuring."""
+        self.timer.stop()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.stalls_ms.append(max(0.0, (now - self._last) * 1000 - TICK_MS))
+        self._last = now
+
+    def percentile(self, q: float) -> float:
+        """The q-th percentile of the lateness, in ms."""
+        ordered = sorted(self.stalls_ms)
+        return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))] if ordered else 0.0
+
+
+def write_corpus(folder: Path, target: int) -> int:
+    """Write documents that cut into about `target` chunks; return the exact count."""
+    import shutil
+
+    from docatlas.core.chunking import chunk_document
+    from docatlas.core.documents import load_document
+
+    asked = target
+    for _ in range(3):
+        shutil.rmtree(folder, ignore_errors=True)
+        corpus(folder, asked, CHUNK_TOKENS)
+        count = sum(len(chunk_document(load_document(p), CHUNK_TOKENS, CHUNK_TOKENS // 10))
+                    for p in folder.iterdir())
+        if abs(count - target) <= target // 20:
+            break
+        asked = max(10, round(asked * target / count))
+    return count
+
+
+def main() -> int:
+    """Ingest with the window open and report the event loop's stalls."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--chunks", type=int, default=200)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--parallel", type=int, default=2)
+    args = parser.parse_args()
+
+    here, there = multiprocessing.Pipe()
+    child = multiprocessing.Process(target=serve, args=(args.latency, there), daemon=True)
+    child.start()
+    host = here.recv()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.update(DOCATLAS_DATA_DIR=f"{tmp}/ws", DOCATLAS_CONFIG_DIR=f"{tmp}/cfg",
+                          DOCATLAS_LOG_DIR=f"{tmp}/log")
+        from docatlas.core import paths
+        from docatlas.core.config import Settings, save_settings
+        from docatlas.gui.app import settle_memory
+        from docatlas.gui.main_window import MainWindow
+
+        docs = Path(tmp) / "docs"
+        write_corpus(docs, args.chunks)
+        settings = Settings().with_overrides(
+            ollama__host=host, ollama__parallel=args.parallel, chunking__chunk_tokens=CHUNK_TOKENS,
+            chunking__overlap_tokens=CHUNK_TOKENS // 10)
+        save_settings(settings, paths.settings_path())
+        app = QApplication.instance() or QApplication(sys.argv[:1])
+        window = MainWindow(paths.data_dir(), settings=settings)
+        window.resize(1280, 800)
+        window.show()
+        settle_memory()  # as app.main does once the window is up
+        meter = StallMeter()
+        window.ingestion.state_changed.connect(lambda: None if window.ingestion.busy else app.quit())
+        started = time.perf_counter()
+
+        def begin() -> None:
+            meter.start()
+            window.documents_panel.add_paths([docs])
+
+        QTimer.singleShot(200, begin)
+        app.exec()
+        wall = time.perf_counter() - started - 0.2
+        meter.stop()
+        last = window.ingestion.last_progress
+        window.shutdown()
+        window.close()
+        here.send("stop")
+        calls = here.recv()
+        child.join()
+    stalls = meter.stalls_ms
+    print(json.dumps({
+        "chunks": last.chunks_total if last else 0,
+        "chunks_done": last.chunks_done if last else 0,
+        "model_calls": calls,
+        "latency_s": args.latency,
+        "parallel": args.parallel,
+        "wall_s": round(wall, 2),
+        "ticks": len(stalls),
+        "stall_max_ms": round(max(stalls, default=0.0), 1),
+        "stall_p99_ms": round(meter.percentile(99), 1),
+        "stall_p50_ms": round(meter.percentile(50), 1),
+        "stalls_over_50ms": sum(1 for s in stalls if s > 50),
+        "target_met": max(stalls, default=0.0) <= 50,
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Dialogs: Ollama set-up, and the native questions the window asks."""

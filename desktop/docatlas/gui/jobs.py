@@ -1,0 +1,83 @@
+"""The background jobs of the window: core generators wrapped for `tasks.TaskRunner`.
+
+Each job opens its own `Store` on the workspace database (the writer, on the task's
+thread) and its own Ollama client, and closes both when it ends. No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from docatlas.core.config import Settings
+from docatlas.core.llm import OllamaLLM
+from docatlas.core.pipeline import Progress, index, remove_document
+from docatlas.core.retrieval.answer import Answer, ask
+from docatlas.core.store import Store
+from docatlas.gui.ollama_admin import OllamaProbe, PullStatus, probe, pull_model
+from docatlas.gui.tasks import Job, TaskContext
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """How an ingestion run ended."""
+
+    last: Progress | None
+    cancelled: bool
+    embed_error: str = ""  # the search index could not be completed (e.g. no embedding model)
+
+
+def ingest_job(db_path: Path, paths: Sequence[Path], settings: Settings) -> Job:
+    """Add `paths` (none: just continue pending and failed chunks), extract, merge and embed."""
+    def run(context: TaskContext) -> Iterator[Progress]:
+        last: Progress | None = None
+        with Store(db_path) as store:
+            llm = OllamaLLM(settings.ollama, cache=store)
+            try:
+                for last in index(store, list(paths), settings, llm=llm, cancel=context.cancel):
+                    yield last
+            finally:
+                llm.close()
+        warning = " ".join(last.warnings) if last is not None else ""
+        return IngestResult(last, context.cancel.is_set(), warning)
+    return run
+
+
+def delete_job(db_path: Path, document_ids: Sequence[int]) -> Job:
+    """Remove documents and re-derive the graph they touched (no model calls)."""
+    def run(context: TaskContext) -> int:
+        with Store(db_path) as store:
+            for document_id in document_ids:
+                remove_document(store, document_id)
+        return len(document_ids)
+    return run
+
+
+def ask_job(db_path: Path, settings: Settings, question: str, mode: str, history: list[dict]) -> Job:
+    """Answer a question; every streamed piece of the answer is reported as progress."""
+    def run(context: TaskContext) -> Answer:
+        with Store(db_path) as store:
+            llm = OllamaLLM(settings.ollama, cache=store)
+            try:
+                return ask(store, llm, question, settings, mode=mode, history=history,
+                           on_token=context.report, cancel=context.cancel)
+            finally:
+                llm.close()
+    return run
+
+
+def probe_job(settings: Settings) -> Job:
+    """Check the Ollama host and list its models."""
+    def run(context: TaskContext) -> OllamaProbe:
+        return probe(settings)
+    return run
+
+
+def pull_job(settings: Settings, name: str) -> Job:
+    """Download a model through Ollama, reporting its progress."""
+    def run(context: TaskContext) -> Iterator[PullStatus]:
+        yield from pull_model(settings, name, context.cancel)
+        return name
+    return run
+

@@ -1,0 +1,382 @@
+"""The main window: documents, graph and prompts tabs, the chat dock, menus, status bar.
+
+It wires the panels to one workspace and one `TaskRunner`, keeps the Ollama indicator
+current, remembers its size and layout, and shuts down cleanly: closing during a run
+stops the run first (finished work is kept; the next start offers to resume).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt, QTimer, QUrl
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QProgressBar, QTabWidget
+
+from docatlas import __version__
+from docatlas.core import paths
+from docatlas.core.config import Settings, load_settings
+from docatlas.core.errors import DocAtlasError
+from docatlas.gui.dialogs.interaction import Interaction
+from docatlas.gui.dialogs.ollama_setup import OllamaSetupDialog
+from docatlas.gui.formatting import duration
+from docatlas.gui.gui_state import GuiState, load_state, save_state
+from docatlas.gui.ingestion import IngestionController, describe_step
+from docatlas.gui.jobs import probe_job
+from docatlas.gui.menus import build_menus
+from docatlas.gui.ollama_admin import OllamaProbe
+from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
+from docatlas.gui.theme import apply_theme
+from docatlas.gui.views.chat_panel import ChatPanel
+from docatlas.gui.views.documents_panel import DocumentsPanel
+from docatlas.gui.views.ollama_status import OllamaStatusButton
+from docatlas.gui.views.placeholders import GraphPlaceholder, PromptsPlaceholder
+from docatlas.gui.workspace import Workspace
+
+log = logging.getLogger("docatlas.gui.window")
+
+RECHECK_OLLAMA_MS = 60_000
+ERROR_SHOWN_MS = 30_000
+CLOSE_POLL_MS = 100
+
+
+class MainWindow(QMainWindow):
+    """DocAtlas's one window."""
+
+    def __init__(self, workspace: Path, settings: Settings | None = None, state: GuiState | None = None,
+                 check_ollama: bool = True):
+        super().__init__()
+        self.first_run = not paths.settings_path().exists()
+        self.settings = settings or load_settings(paths.settings_path())
+        self.state = state or load_state()
+        self.interaction = Interaction(self)
+        self.tasks = TaskRunner(self)
+        self.last_probe: OllamaProbe | None = None
+        self.probe_task: BackgroundTask | None = None
+        self.ollama_dialog: OllamaSetupDialog | None = None
+        self._closing = False
+        self.setAcceptDrops(True)
+        self.resize(1280, 800)
+
+        self.tabs = QTabWidget()
+        self.graph_tab = GraphPlaceholder()
+        self.prompts_tab = PromptsPlaceholder()
+        self.setCentralWidget(self.tabs)
+        self.chat_dock = QDockWidget("Chat", self)
+        self.chat_dock.setObjectName("chat_dock")
+        self.chat_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                                   | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                                   | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.chat_dock)
+        self._build_status_bar()
+
+        self.workspace = Workspace(workspace)
+        self._install_workspace()
+        self.actions_by_name = build_menus(self)
+        self.update_recent_menu()
+        self._restore_layout()
+        self.show_ollama_status()
+        self._recheck = QTimer(self, interval=RECHECK_OLLAMA_MS, timeout=self.check_ollama)
+        if check_ollama:
+            QTimer.singleShot(0, self.check_ollama)
+            self._recheck.start()
+
+    # -- building ----------------------------------------------------------------------
+    def _build_status_bar(self) -> None:
+        self.work_label = QLabel("Ready")
+        self.work_bar = QProgressBar(maximumWidth=160, textVisible=False)
+        self.work_bar.setRange(0, 1)
+        self.work_bar.hide()
+        self.ollama_button = OllamaStatusButton()
+        self.ollama_button.clicked.connect(lambda: self.open_ollama_setup())
+        bar = self.statusBar()
+        bar.addPermanentWidget(self.work_label)
+        bar.addPermanentWidget(self.work_bar)
+        bar.addPermanentWidget(self.ollama_button)
+
+    def _install_workspace(self) -> None:
+        """Create the panels for `self.workspace` (replacing those of an earlier one)."""
+        self.ingestion = IngestionController(self.tasks, self.workspace, lambda: self.settings, self)
+        self.documents_panel = DocumentsPanel(self.ingestion, self.interaction)
+        self.chat_panel = ChatPanel(self.tasks, self.workspace, lambda: self.settings, self.interaction)
+        if self.state.chat_mode:
+            self.chat_panel.set_mode(self.state.chat_mode)
+        current = self.tabs.currentIndex()
+        self.tabs.clear()
+        self.tabs.addTab(self.documents_panel, "Documents")
+        self.tabs.addTab(self.graph_tab, "Graph")
+        self.tabs.addTab(self.prompts_tab, "Prompts")
+        self.tabs.setCurrentIndex(max(0, current))
+        old = self.chat_dock.widget()
+        self.chat_dock.setWidget(self.chat_panel)
+        if old is not None:
+            old.deleteLater()
+        self.ingestion.progressed.connect(self._show_work)
+        self.ingestion.state_changed.connect(self._show_idle)
+        self.ingestion.documents_changed.connect(self.refresh_graph_counts)
+        self.ingestion.failed.connect(self._on_run_failed)
+        self.ingestion.finished.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
+        self.ingestion.ollama_needed.connect(self.open_ollama_setup)
+        self.documents_panel.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
+        self.chat_panel.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
+        self.chat_panel.ollama_needed.connect(self.open_ollama_setup)
+        self.setWindowTitle(f"DocAtlas — {self.workspace.name}")
+        self.state.remember_workspace(self.workspace.folder)
+        self.refresh_graph_counts()
+        self._show_idle()
+
+    def _restore_layout(self) -> None:
+        if self.state.geometry:
+            self.restoreGeometry(QByteArray.fromBase64(self.state.geometry.encode()))
+        if self.state.window_state:
+            self.restoreState(QByteArray.fromBase64(self.state.window_state.encode()))
+        else:
+            self.resizeDocks([self.chat_dock], [520], Qt.Orientation.Horizontal)
+        self.tabs.setCurrentIndex(min(max(0, self.state.tab), self.tabs.count() - 1))
+
+    # -- workspaces --------------------------------------------------------------------
+    def open_workspace(self, folder: Path) -> bool:
+        """Switch to the workspace in `folder` (created if new); False if it cannot be opened."""
+        if self.tasks.active and (self.ingestion.busy or self.chat_panel.task is not None):
+            self.show_error("Wait for the current run or answer to finish (or cancel it), then switch workspaces.")
+            return False
+        try:
+            workspace = Workspace(folder)
+        except (DocAtlasError, OSError) as exc:
+            message = exc.message if isinstance(exc, DocAtlasError) else \
+                f"The folder {folder} cannot be used as a workspace ({exc.strerror}); choose another."
+            log.warning("cannot open workspace %s: %s", folder, message)
+            self.state.forget_workspace(str(folder))
+            self.update_recent_menu()
+            self.interaction.inform("Cannot Open Workspace", message)
+            return False
+        self.documents_panel.shutdown()
+        self.chat_panel.shutdown()
+        self.workspace.close()
+        self.workspace = workspace
+        self._install_workspace()
+        self.update_recent_menu()
+        save_state(self.state)
+        self.statusBar().showMessage(f"Opened workspace {workspace.folder}.", ERROR_SHOWN_MS)
+        return True
+
+    def new_workspace(self) -> None:
+        """Create a workspace in a folder the person chooses."""
+        folder = self.interaction.choose_folder("New Workspace: Choose or Create an Empty Folder")
+        if folder is not None:
+            self.open_workspace(folder)
+
+    def choose_workspace(self) -> None:
+        """Open a workspace folder the person chooses."""
+        folder = self.interaction.choose_folder("Open Workspace")
+        if folder is None:
+            return
+        if not paths.database_path(folder).exists() and not self.interaction.confirm(
+                "Create Workspace", f"{folder} is not a DocAtlas workspace yet.", "Make It a Workspace",
+                "DocAtlas keeps its database (the graph and the text of your documents) in this folder."):
+            return
+        self.open_workspace(folder)
+
+    def update_recent_menu(self) -> None:
+        """List the recent workspaces in File > Open Recent."""
+        menu = getattr(self, "recent_menu", None)
+        if menu is None:
+            return
+        menu.clear()
+        for text in self.state.recent:
+            action = menu.addAction(text)
+            action.triggered.connect(lambda _c=False, p=text: self.open_workspace(Path(p)))
+        menu.setEnabled(bool(self.state.recent))
+
+    # -- Ollama ------------------------------------------------------------------------
+    def check_ollama(self) -> None:
+        """Check the Ollama host in the background; the status bar shows the result."""
+        if self.probe_task is not None or self._closing:
+            return
+        self.probe_task = self.tasks.run("Checking Ollama", probe_job(self.settings),
+                                         on_success=self._on_probe, on_finished=self._probe_finished)
+
+    def _probe_finished(self) -> None:
+        self.probe_task = None
+
+    def _on_probe(self, probe: OllamaProbe) -> None:
+        first_check = self.last_probe is None
+        self.last_probe = probe
+        self.show_ollama_status()
+        if first_check and (self.first_run or not probe.reachable):
+            self.open_ollama_setup(probe.error)
+        elif self.ollama_dialog is not None and self.ollama_dialog.isVisible():
+            self.ollama_dialog.show_probe(probe)
+
+    def show_ollama_status(self) -> None:
+        """Update the status bar's Ollama indicator."""
+        self.ollama_button.show_status(self.settings, self.last_probe)
+
+    def open_ollama_setup(self, reason: str = "") -> OllamaSetupDialog:
+        """Show the Ollama set-up dialog (not modal); `reason` says why it opened."""
+        if self.ollama_dialog is None:
+            self.ollama_dialog = OllamaSetupDialog(self.settings, self.tasks, self.interaction, self)
+            self.ollama_dialog.settings_saved.connect(self.apply_settings)
+            self.ollama_dialog.probed.connect(self._on_dialog_probe)
+        dialog = self.ollama_dialog
+        if self.last_probe is not None:
+            dialog.show_probe(self.last_probe)
+        if reason:
+            dialog.status_label.setText(reason)
+        dialog.show()
+        dialog.raise_()
+        return dialog
+
+    def _on_dialog_probe(self, probe: OllamaProbe) -> None:
+        if probe.host and self.ollama_dialog is not None and \
+                self.ollama_dialog.edited_settings().ollama.host == self.settings.ollama.host:
+            self.last_probe = probe
+            self.show_ollama_status()
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Use new settings from now on (the next run and question) and check Ollama again."""
+        self.settings = settings
+        self.first_run = False
+        self.last_probe = None
+        self.show_ollama_status()
+        self.check_ollama()
+        self.statusBar().showMessage("Settings saved.", ERROR_SHOWN_MS)
+
+    # -- status ------------------------------------------------------------------------
+    def _show_work(self, item: object) -> None:
+        text, done, total, eta = describe_step(item)
+        self.work_label.setText(f"{text} {done}/{total}" + (f" · ETA {duration(eta)}" if eta else ""))
+        self.work_bar.setRange(0, max(1, total))
+        self.work_bar.setValue(min(done, max(1, total)))
+        self.work_bar.show()
+
+    def _show_idle(self) -> None:
+        if not self.workspace.is_open:
+            return
+        if self.ingestion.paused:
+            self.work_label.setText("Paused")
+        elif not self.ingestion.busy:
+            counts = self.workspace.store.counts()
+            self.work_label.setText(f"Ready · {counts['documents']} documents · {counts['entities']} entities")
+            self.work_bar.hide()
+
+    def _on_run_failed(self, failure: TaskFailure) -> None:
+        self.show_error(failure.message)
+
+    def show_error(self, sentence: str) -> None:
+        """Show one sentence in the status bar (the detail is already in the log)."""
+        log.info("shown to the user: %s", sentence)
+        self.statusBar().showMessage(sentence, ERROR_SHOWN_MS)
+
+    def refresh(self) -> None:
+        """Read the workspace again."""
+        self.documents_panel.refresh()
+        self.refresh_graph_counts()
+        self._show_idle()
+
+    def refresh_graph_counts(self) -> None:
+        """Update the graph tab's counts."""
+        if self.workspace.is_open:
+            self.graph_tab.show_counts(self.workspace.store)
+
+    def show_passage(self, chunk_id: int) -> None:
+        """Open the passage viewer on a chunk (for any view that points at a source)."""
+        self.chat_panel.open_reference({"chunk": int(chunk_id)})
+
+    def focus_question(self) -> None:
+        """Show the chat and put the cursor in the question box."""
+        self.chat_dock.show()
+        self.chat_panel.question_edit.setFocus()
+
+    def set_theme(self, theme: str) -> None:
+        """Use the light, dark or system theme (remembered)."""
+        self.state.theme = theme
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, theme)
+
+    # -- help --------------------------------------------------------------------------
+    def open_log_file(self) -> None:
+        """Open the log file with the system's text viewer."""
+        path = paths.setup_logging()
+        if not path.exists():
+            path.touch()
+        if not self.interaction.open_url(QUrl.fromLocalFile(str(path))):
+            self.show_error(f"The log could not be opened; it is at {path}.")
+
+    def open_log_folder(self) -> None:
+        """Open the folder holding the logs."""
+        self.interaction.open_url(QUrl.fromLocalFile(str(paths.log_dir())))
+
+    def show_about(self) -> None:
+        """Say what DocAtlas is and where things are."""
+        self.interaction.inform(
+            "About DocAtlas",
+            f"DocAtlas {__version__}: knowledge graphs from your own documents with a local Ollama model.\n\n"
+            f"Workspace: {self.workspace.folder}\nSettings: {paths.settings_path()}\nLogs: {paths.log_dir()}",
+            warning=False,
+        )
+
+    # -- drag and drop, closing (Qt overrides) ------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        """Accept files and folders dropped anywhere on the window."""
+        self.documents_panel.dragEnterEvent(event)
+
+    def dragMoveEvent(self, event) -> None:
+        """Keep accepting while the drag moves."""
+        self.documents_panel.dragMoveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """Add dropped files and folders to the workspace."""
+        self.documents_panel.dropEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Stop work in progress first (the window closes when it has stopped), then save the layout."""
+        if self.tasks.active and not self._quit_now():
+            if not self._closing:
+                self._closing = True
+                self.ingestion.cancel()
+                self.chat_panel.stop()
+                self.tasks.shutdown(timeout_ms=0)  # cancel everything, do not wait here
+                self.statusBar().showMessage("Stopping the work in progress; the window closes when it has "
+                                             "stopped (finished work is kept).")
+                QTimer.singleShot(CLOSE_POLL_MS, self._close_when_idle)
+            event.ignore()
+            return
+        self._closing = True
+        self._recheck.stop()
+        self._save_layout()
+        if self.ollama_dialog is not None:
+            self.ollama_dialog.close()
+        self.documents_panel.shutdown()
+        self.chat_panel.shutdown()
+        self.workspace.close()
+        event.accept()
+
+    def _quit_now(self) -> bool:
+        """Asked to close again while still stopping: offer to quit without waiting."""
+        if not self._closing:
+            return False
+        return self.interaction.confirm(
+            "Quit Now?", "DocAtlas is still waiting for a model call to end before it closes.", "Quit Now",
+            "Everything finished so far is saved; the calls in flight are asked again on the next start.")
+
+    def _close_when_idle(self) -> None:
+        if self.tasks.active:
+            QTimer.singleShot(CLOSE_POLL_MS, self._close_when_idle)
+        elif self.isVisible():
+            self.close()
+
+    def _save_layout(self) -> None:
+        self.state.geometry = bytes(self.saveGeometry().toBase64().data()).decode()
+        self.state.window_state = bytes(self.saveState().toBase64().data()).decode()
+        self.state.tab = self.tabs.currentIndex()
+        self.state.chat_mode = self.chat_panel.mode
+        save_state(self.state)
+
+    def shutdown(self, timeout_ms: int = 15000) -> bool:
+        """Stop all background work and wait for it (tests, and the app's last resort)."""
+        done = self.tasks.shutdown(timeout_ms)
+        QApplication.processEvents()
+        return done

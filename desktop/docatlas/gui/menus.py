@@ -1,0 +1,88 @@
+"""The main window's menus and keyboard shortcuts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMenu
+
+from docatlas.gui.gui_state import THEMES
+
+if TYPE_CHECKING:
+    from docatlas.gui.main_window import MainWindow
+
+
+def _action(menu: QMenu, text: str, slot, shortcut: QKeySequence | str | None = None, tip: str = "") -> QAction:
+    action = menu.addAction(text)
+    action.triggered.connect(lambda _checked=False: slot())
+    if shortcut is not None:
+        action.setShortcut(QKeySequence(shortcut))
+    if tip:
+        action.setStatusTip(tip)
+    return action
+
+
+def build_menus(window: MainWindow) -> dict[str, QAction]:
+    """Create the menu bar; return the actions by name (tests and state updates use them)."""
+    bar = window.menuBar()
+    actions: dict[str, QAction] = {}
+    Std = QKeySequence.StandardKey
+
+    file = bar.addMenu("&File")
+    actions["new_workspace"] = _action(file, "&New Workspace…", window.new_workspace, "Ctrl+Shift+N",
+                                       "Create a workspace (a folder holding one graph)")
+    actions["open_workspace"] = _action(file, "&Open Workspace…", window.choose_workspace, "Ctrl+Shift+O")
+    window.recent_menu = file.addMenu("Open &Recent")
+    file.addSeparator()
+    actions["add_files"] = _action(file, "&Add Files…", lambda: window.documents_panel.add_files(), Std.Open)
+    actions["add_folder"] = _action(file, "Add &Folder…", lambda: window.documents_panel.add_folder(),
+                                    "Ctrl+Shift+A")
+    file.addSeparator()
+    actions["quit"] = _action(file, "&Quit", window.close, Std.Quit)
+
+    documents = bar.addMenu("&Documents")
+    actions["pause"] = _action(documents, "&Pause", lambda: window.ingestion.pause(), "Ctrl+Shift+P")
+    actions["resume"] = _action(documents, "&Resume", lambda: window.ingestion.resume(), "Ctrl+Shift+R")
+    actions["cancel"] = _action(documents, "&Cancel Run", lambda: window.ingestion.cancel(), "Ctrl+.")
+    actions["retry"] = _action(documents, "Retry &Failed", lambda: window.ingestion.retry_failed())
+    actions["delete"] = _action(documents, "&Delete…", lambda: window.documents_panel.delete_selected(), Std.Delete)
+    documents.addSeparator()
+    actions["refresh"] = _action(documents, "Re&fresh", lambda: window.refresh(), Std.Refresh)
+
+    chat = bar.addMenu("&Chat")
+    actions["new_chat"] = _action(chat, "&New Chat", lambda: window.chat_panel.new_chat(), Std.New)
+    actions["focus_question"] = _action(chat, "&Ask a Question", window.focus_question, "Ctrl+L")
+    actions["stop_answer"] = _action(chat, "&Stop Answer", lambda: window.chat_panel.stop())
+
+    view = bar.addMenu("&View")
+    for number, name in enumerate(("Documents", "Graph", "Prompts")):
+        actions[f"tab_{name.lower()}"] = _action(view, name, lambda n=number: window.tabs.setCurrentIndex(n),
+                                                 f"Ctrl+{number + 1}")
+    actions["toggle_chat"] = window.chat_dock.toggleViewAction()
+    actions["toggle_chat"].setShortcut(QKeySequence("Ctrl+4"))
+    view.addAction(actions["toggle_chat"])
+    view.addSeparator()
+    theme_menu = view.addMenu("&Theme")
+    group = QActionGroup(window)
+    for theme in THEMES:
+        action = _action(theme_menu, theme.capitalize(), lambda t=theme: window.set_theme(t))
+        action.setCheckable(True)
+        action.setChecked(window.state.theme == theme)
+        group.addAction(action)
+        actions[f"theme_{theme}"] = action
+
+    settings = bar.addMenu("&Settings")
+    actions["ollama_setup"] = _action(settings, "&Ollama Set-up…", lambda: window.open_ollama_setup(),
+                                      Std.Preferences)
+    if actions["ollama_setup"].shortcut().isEmpty():  # no standard Preferences key on this desktop
+        actions["ollama_setup"].setShortcut(QKeySequence("Ctrl+,"))
+    actions["check_ollama"] = _action(settings, "&Check Ollama Again", lambda: window.check_ollama())
+
+    help_menu = bar.addMenu("&Help")
+    actions["open_log"] = _action(help_menu, "Open &Log File", window.open_log_file,
+                                  tip="Open the log with the full detail of every error")
+    actions["open_log_folder"] = _action(help_menu, "Open Log &Folder", window.open_log_folder)
+    help_menu.addSeparator()
+    actions["about"] = _action(help_menu, "&About DocAtlas", window.show_about)
+    return actions

@@ -1,0 +1,162 @@
+"""The documents table: name, type, size, chunks, status, entities found.
+
+Rows are `DocumentSummary` read from the store; `refresh()` diffs by document id so the
+selection survives while a run updates the counts. The status text depends on the run in
+progress (extracting n/m, paused n/m, skipped unchanged), which the model asks
+`RunView` about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from docatlas.gui.formatting import duration, human_size
+from docatlas.gui.queries import DocumentSummary
+from docatlas.gui.theme import error_color
+
+COLUMNS = ("Name", "Type", "Size", "Chunks", "Status", "Entities")
+NAME, KIND, SIZE, CHUNKS, STATUS, ENTITIES = range(len(COLUMNS))
+PROGRESS_ROLE = Qt.ItemDataRole.UserRole + 1  # (done, total) while a document is being extracted
+SORT_ROLE = Qt.ItemDataRole.UserRole + 2
+ID_ROLE = Qt.ItemDataRole.UserRole + 3
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+ROOT = QModelIndex()
+
+
+@dataclass(frozen=True)
+class RunView:
+    """What the table needs to know about the run in progress."""
+
+    active: bool = False  # a run is extracting
+    paused: bool = False
+    skipped: frozenset[str] = field(default_factory=frozenset)  # paths found unchanged
+    worked: frozenset[int] = field(default_factory=frozenset)  # documents with chunks to do at the start
+    seconds_per_chunk: float | None = None  # wall time per chunk so far (model calls run in parallel)
+
+
+def status_text(row: DocumentSummary, run: RunView, eta: float | None = None) -> str:
+    """The Status column: pending, extracting n/m (with ETA), paused n/m, done, failed: reason,
+    skipped (unchanged)."""
+    finished = row.chunks_done + row.chunks_failed
+    if row.chunks_pending and run.active:
+        text = f"{'paused' if run.paused else 'extracting'} {finished}/{row.chunks}"
+        return text + (f" · ETA {duration(eta)}" if eta and not run.paused else "")
+    if row.chunks_pending:
+        return f"pending {finished}/{row.chunks}" if finished else "pending"
+    if row.status == "failed":
+        return f"failed: {row.error}" if row.error else "failed"
+    if row.path in run.skipped and row.id not in run.worked:
+        return "skipped (unchanged)"
+    return "done"
+
+
+class DocumentTableModel(QAbstractTableModel):
+    """The workspace's documents, for a QTableView."""
+
+    def __init__(self, run_view: Callable[[], RunView], parent=None):
+        super().__init__(parent)
+        self.rows: list[DocumentSummary] = []
+        self.run_view = run_view
+
+    # -- Qt model API ------------------------------------------------------------------
+    def rowCount(self, parent: ModelIndex = ROOT) -> int:
+        """Number of documents."""
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: ModelIndex = ROOT) -> int:
+        """Number of columns."""
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Column titles."""
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Cell text, tooltips, sort keys and the progress of a document being extracted."""
+        if not index.isValid() or not 0 <= index.row() < len(self.rows):
+            return None
+        row, column = self.rows[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(row, column)
+        if role == SORT_ROLE:
+            return self._sort_key(row, column)
+        if role == ID_ROLE:
+            return row.id
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == STATUS and row.error:
+                return row.error
+            return row.path if column == NAME else None
+        if role == Qt.ItemDataRole.ForegroundRole and column == STATUS and row.status == "failed" \
+                and not row.chunks_pending:
+            return error_color()
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (SIZE, CHUNKS, ENTITIES):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == PROGRESS_ROLE and column == STATUS and row.chunks_pending and self.run_view().active:
+            return (row.chunks_done + row.chunks_failed, row.chunks)
+        return None
+
+    # -- updates -----------------------------------------------------------------------
+    def refresh(self, rows: list[DocumentSummary]) -> None:
+        """Show `rows` (ordered by id): remove gone documents, update changed ones, append new ones."""
+        new_ids = {r.id for r in rows}
+        for position in range(len(self.rows) - 1, -1, -1):
+            if self.rows[position].id not in new_ids:
+                self.beginRemoveRows(QModelIndex(), position, position)
+                del self.rows[position]
+                self.endRemoveRows()
+        by_id = {r.id: r for r in rows}
+        for position, old in enumerate(self.rows):
+            new = by_id[old.id]
+            if new != old:
+                self.rows[position] = new
+                self.dataChanged.emit(self.index(position, 0), self.index(position, len(COLUMNS) - 1))
+        known = {r.id for r in self.rows}
+        added = [r for r in rows if r.id not in known]
+        if added:
+            first = len(self.rows)
+            self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)
+            self.rows += added
+            self.endInsertRows()
+
+    def status_changed(self) -> None:
+        """The run's state changed (paused, ended): redraw the status column."""
+        if self.rows:
+            self.dataChanged.emit(self.index(0, STATUS), self.index(len(self.rows) - 1, STATUS))
+
+    def row_by_id(self, document_id: int) -> DocumentSummary | None:
+        """The row of a document."""
+        return next((r for r in self.rows if r.id == document_id), None)
+
+    # -- cells -------------------------------------------------------------------------
+    def _display(self, row: DocumentSummary, column: int) -> str:
+        if column == NAME:
+            return row.name
+        if column == KIND:
+            return row.kind.upper()
+        if column == SIZE:
+            return human_size(row.size)
+        if column == CHUNKS:
+            return str(row.chunks)
+        if column == STATUS:
+            run = self.run_view()
+            return status_text(row, run, self._eta(row, run))
+        return str(row.entities)
+
+    def _eta(self, row: DocumentSummary, run: RunView) -> float | None:
+        """When this document should be done: chunks are extracted in document order."""
+        if not run.active or run.seconds_per_chunk is None or not row.chunks_pending:
+            return None
+        before = sum(r.chunks_pending for r in self.rows if r.id <= row.id)
+        return before * run.seconds_per_chunk
+
+    def _sort_key(self, row: DocumentSummary, column: int) -> Any:
+        keys = {NAME: row.name.casefold(), KIND: row.kind, SIZE: row.size, CHUNKS: row.chunks,
+                STATUS: status_text(row, self.run_view()), ENTITIES: row.entities}
+        return keys[column]

@@ -1,0 +1,1 @@
+"""Widgets of the main window: documents, chat, passage viewer, status, placeholders."""

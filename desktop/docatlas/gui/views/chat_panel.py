@@ -1,0 +1,276 @@
+"""The chat: ask a question in a mode, watch the answer stream in, open its references.
+
+Conversations are kept per workspace (see `conversations.py`); the model sees the earlier
+turns of the current conversation. Links in answers do nothing until clicked, and then
+open only after the person confirms.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from docatlas.core.errors import ModelNotFound, OllamaUnreachable
+from docatlas.core.retrieval.answer import Answer
+from docatlas.gui.conversations import Turn, slim_reference
+from docatlas.gui.dialogs.interaction import Interaction
+from docatlas.gui.jobs import ask_job
+from docatlas.gui.queries import passage
+from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
+from docatlas.gui.views.chat_turn import TurnWidget
+from docatlas.gui.views.passage_viewer import PassageViewer
+from docatlas.gui.workspace import Workspace
+
+log = logging.getLogger("docatlas.gui.chat")
+
+CHAT_MODES = ("mix", "hybrid", "local", "global", "naive")
+MODE_HELP = {
+    "mix": "Graph and similar passages together (recommended)",
+    "hybrid": "Entities and relations around the question",
+    "local": "Entities named in the question and their neighbours",
+    "global": "Relations and themes across the documents",
+    "naive": "Similar passages only, no graph",
+}
+WEB_SCHEMES = ("http", "https", "mailto")
+EMPTY_HINT = ("Ask a question about the documents in this workspace. Answers come from your documents only "
+              "and list their references; click one to read the passage it came from.")
+
+
+class ChatPanel(QWidget):
+    """Question box, mode, streamed answers with references, history, new chat, stop."""
+
+    message = Signal(str)  # a sentence for the status bar
+    ollama_needed = Signal(str)  # Ollama unreachable or a model missing
+
+    def __init__(self, tasks: TaskRunner, workspace: Workspace, settings, interaction: Interaction,
+                 parent: QWidget | None = None):
+        super().__init__(parent)
+        self.tasks = tasks
+        self.workspace = workspace
+        self.settings = settings  # callable returning the current Settings
+        self.interaction = interaction
+        self.task: BackgroundTask | None = None
+        self.current_turn: TurnWidget | None = None
+        self.viewer: PassageViewer | None = None
+        self._build()
+        self.show_conversation()
+
+    # -- layout ------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.history_box = QComboBox()
+        self.history_box.setToolTip("Earlier conversations in this workspace")
+        self.history_box.activated.connect(self._switch_conversation)
+        self.new_chat_button = QPushButton("New Chat", clicked=self.new_chat)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Conversation:"))
+        top.addWidget(self.history_box, 1)
+        top.addWidget(self.new_chat_button)
+
+        self.transcript = QWidget()
+        self.transcript_layout = QVBoxLayout(self.transcript)
+        self.empty_hint = QLabel(EMPTY_HINT, wordWrap=True, alignment=Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setEnabled(False)
+        self.transcript_layout.addWidget(self.empty_hint)
+        self.transcript_layout.addStretch(1)
+        self.scroll = QScrollArea(widgetResizable=True)
+        self.scroll.setWidget(self.transcript)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.verticalScrollBar().rangeChanged.connect(self._follow)
+
+        self.question_edit = QPlainTextEdit()
+        self.question_edit.setPlaceholderText("Ask about your documents… (Ctrl+Enter to send)")
+        self.question_edit.setFixedHeight(72)
+        self.mode_box = QComboBox()
+        for mode in CHAT_MODES:
+            self.mode_box.addItem(mode, mode)
+            self.mode_box.setItemData(self.mode_box.count() - 1, MODE_HELP[mode], Qt.ItemDataRole.ToolTipRole)
+        self.mode_box.setToolTip("How the answer finds its context")
+        self.set_mode(self.settings().query.mode)
+        self.ask_button = QPushButton("Ask", clicked=self.ask)
+        self.ask_button.setDefault(True)
+        self.stop_button = QPushButton("Stop", clicked=self.stop)
+        bottom = QHBoxLayout()
+        bottom.addWidget(QLabel("Mode:"))
+        bottom.addWidget(self.mode_box)
+        bottom.addStretch(1)
+        bottom.addWidget(self.stop_button)
+        bottom.addWidget(self.ask_button)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.question_edit)
+        layout.addLayout(bottom)
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            QShortcut(QKeySequence(keys), self.question_edit, activated=self.ask)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.stop)
+        self._update_buttons()
+
+    # -- conversations -----------------------------------------------------------------
+    @property
+    def turns(self) -> list[TurnWidget]:
+        """The turn widgets shown, oldest first."""
+        items = (self.transcript_layout.itemAt(i).widget() for i in range(self.transcript_layout.count()))
+        return [w for w in items if isinstance(w, TurnWidget)]
+
+    def show_conversation(self) -> None:
+        """Show the workspace's current conversation and the list of earlier ones."""
+        for widget in self.turns:
+            widget.setParent(None)
+            widget.deleteLater()
+        for turn in self.workspace.conversations.current.turns:
+            self._add_turn_widget(turn)
+        self.empty_hint.setVisible(not self.workspace.conversations.current.turns)
+        self._fill_history_box()
+
+    def _fill_history_box(self) -> None:
+        book = self.workspace.conversations
+        self.history_box.clear()
+        for conversation in reversed(book.conversations):
+            if conversation.turns or conversation.id == book.current_id:
+                self.history_box.addItem(conversation.title, conversation.id)
+        self.history_box.setCurrentIndex(max(0, self.history_box.findData(book.current_id)))
+
+    def _switch_conversation(self, position: int) -> None:
+        if self.task is not None:
+            self._fill_history_box()
+            self.message.emit("Stop the answer in progress before switching conversations.")
+            return
+        self.workspace.conversations.switch_to(self.history_box.itemData(position))
+        self.show_conversation()
+
+    def new_chat(self) -> None:
+        """Start a new conversation (the earlier one stays in the list)."""
+        if self.task is not None:
+            self.stop()
+        self.workspace.conversations.new_conversation()
+        self.workspace.conversations.save()
+        self.show_conversation()
+        self.question_edit.setFocus()
+
+    def set_mode(self, mode: str) -> None:
+        """Choose the query mode shown in the selector."""
+        position = self.mode_box.findData(mode)
+        self.mode_box.setCurrentIndex(position if position >= 0 else 0)
+
+    @property
+    def mode(self) -> str:
+        """The selected query mode."""
+        return str(self.mode_box.currentData())
+
+    # -- asking ------------------------------------------------------------------------
+    def ask(self) -> None:
+        """Send the question in the box."""
+        question = self.question_edit.toPlainText().strip()
+        if not question or self.task is not None:
+            return
+        conversation = self.workspace.conversations.current
+        history = conversation.history()
+        turn = Turn(question=question, mode=self.mode)
+        conversation.turns.append(turn)
+        self._fill_history_box()
+        self.question_edit.clear()
+        self.current_turn = self._add_turn_widget(turn)
+        self.current_turn.start()
+        job = ask_job(self.workspace.db_path, self.settings(), question, self.mode, history)
+        self.task = self.tasks.run("Answering", job, on_progress=self._on_token, on_success=self._on_answer,
+                                   on_failure=self._on_failure, on_finished=self._on_finished)
+        self._update_buttons()
+
+    def stop(self) -> None:
+        """Stop the answer in progress."""
+        if self.task is not None:
+            self.task.cancel()
+            self.message.emit("Stopping the answer…")
+
+    def _on_token(self, piece: object) -> None:
+        if self.current_turn is not None:
+            self.current_turn.append(str(piece))
+
+    def _on_answer(self, answer: Answer) -> None:
+        if self.current_turn is None:
+            return
+        turn = self.current_turn.turn
+        turn.answer = answer.answer
+        turn.mode = answer.mode
+        turn.warnings = list(answer.warnings) + (["From the answer cache."] if answer.cached else [])
+        refs = [r.to_json() for r in answer.references]
+        turn.references = [slim_reference(r) for r in refs]
+        self.current_turn.show_turn()
+
+    def _on_failure(self, failure: TaskFailure) -> None:
+        if self.current_turn is None:
+            return
+        turn = self.current_turn.turn
+        turn.answer = self.current_turn.streamed_text
+        if failure.cancelled:
+            turn.stopped = True
+            self.message.emit("The answer was stopped.")
+        else:
+            turn.error = failure.message
+            self.message.emit(failure.message)
+            if isinstance(failure.error, OllamaUnreachable | ModelNotFound):
+                self.ollama_needed.emit(failure.message)
+        self.current_turn.show_turn()
+
+    def _on_finished(self) -> None:
+        self.task = None
+        self.current_turn = None
+        self.workspace.conversations.save()
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        busy = self.task is not None
+        self.ask_button.setEnabled(not busy)
+        self.stop_button.setEnabled(busy)
+
+    # -- turns -------------------------------------------------------------------------
+    def _add_turn_widget(self, turn: Turn) -> TurnWidget:
+        widget = TurnWidget(turn)
+        widget.reference_clicked.connect(self.open_reference)
+        widget.link_requested.connect(self.open_link)
+        self.transcript_layout.insertWidget(self.transcript_layout.count() - 1, widget)
+        self.empty_hint.hide()
+        return widget
+
+    def _follow(self, _minimum: int, maximum: int) -> None:
+        QTimer.singleShot(0, lambda: self.scroll.verticalScrollBar().setValue(maximum))
+
+    def open_reference(self, reference: dict) -> None:
+        """Show the passage a reference points at, highlighted, in the passage viewer."""
+        chunk = reference.get("chunk")
+        found = passage(self.workspace.store, int(chunk)) if isinstance(chunk, int) else None
+        if self.viewer is None:
+            self.viewer = PassageViewer(self.interaction, self.window())
+        self.viewer.show_passage(found, reference)
+        self.viewer.show()
+        self.viewer.raise_()
+
+    def open_link(self, url: QUrl) -> None:
+        """A link in an answer was clicked: open web links only, and only after asking."""
+        if url.scheme().lower() not in WEB_SCHEMES:
+            self.message.emit("DocAtlas opens only web links from answers; this one was ignored.")
+            return
+        text = url.toDisplayString()
+        if self.interaction.confirm("Open Link", f"Open this link in your browser?\n\n{text}", "Open Link",
+                                    "The link comes from the model's answer; open it only if you trust it."):
+            self.interaction.open_url(url)
+
+    def shutdown(self) -> None:
+        """Stop the answer in progress and save the conversations."""
+        if self.task is not None:
+            self.task.cancel()
+        self.workspace.conversations.save()
+

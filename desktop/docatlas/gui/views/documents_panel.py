@@ -1,0 +1,259 @@
+"""The documents panel: add (buttons or drag and drop), the table, progress, run controls."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from docatlas.gui.dialogs.interaction import Interaction
+from docatlas.gui.formatting import duration
+from docatlas.gui.ingestion import IngestionController, describe_step
+from docatlas.gui.models.documents_model import ID_ROLE, SORT_ROLE, STATUS, DocumentTableModel, RunView
+from docatlas.gui.queries import document_summaries, entities_only_in
+from docatlas.gui.theme import error_style
+from docatlas.gui.views.progress_delegate import ProgressDelegate
+
+REFRESH_MS = 300
+LISTED_ENTITIES = 12
+
+
+class DocumentsPanel(QWidget):
+    """Documents of the workspace and the ingestion run in progress."""
+
+    message = Signal(str)  # a sentence for the status bar
+
+    def __init__(self, controller: IngestionController, interaction: Interaction, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.controller = controller
+        self.interaction = interaction
+        self.setAcceptDrops(True)
+        self.model = DocumentTableModel(self.run_view, self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self._build()
+        self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh)
+        controller.progressed.connect(self._on_progress)
+        controller.state_changed.connect(self._on_state_changed)
+        controller.documents_changed.connect(self.refresh)
+        controller.finished.connect(self._on_finished)
+        controller.failed.connect(lambda failure: self._show_notice(failure.message, error=True))
+        self.refresh()
+        self._on_state_changed()
+
+    # -- layout ------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.add_files_button = QPushButton("Add Files…", clicked=self.add_files)
+        self.add_folder_button = QPushButton("Add Folder…", clicked=self.add_folder)
+        self.pause_button = QPushButton("Pause", clicked=self.controller.pause)
+        self.resume_button = QPushButton("Resume", clicked=self.controller.resume)
+        self.cancel_button = QPushButton("Cancel", clicked=self.controller.cancel)
+        self.retry_button = QPushButton("Retry Failed", clicked=self.controller.retry_failed)
+        self.delete_button = QPushButton("Delete…", clicked=self.delete_selected)
+        self.add_files_button.setToolTip("Add documents (txt, md, html, pdf, docx); you can also drop them here")
+        self.pause_button.setToolTip("Stop starting new model calls; Resume continues where it stopped")
+        self.cancel_button.setToolTip("Stop the run; finished chunks are kept and the rest stays pending")
+        buttons = QHBoxLayout()
+        for widget in (self.add_files_button, self.add_folder_button):
+            buttons.addWidget(widget)
+        buttons.addSpacing(16)
+        for widget in (self.pause_button, self.resume_button, self.cancel_button):
+            buttons.addWidget(widget)
+        buttons.addStretch(1)
+        buttons.addWidget(self.retry_button)
+        buttons.addWidget(self.delete_button)
+
+        self.resume_banner = QFrame(frameShape=QFrame.Shape.StyledPanel)
+        self.resume_label = QLabel(wordWrap=True)
+        self.banner_button = QPushButton("Resume", clicked=self.controller.resume)
+        banner = QHBoxLayout(self.resume_banner)
+        banner.addWidget(self.resume_label, 1)
+        banner.addWidget(self.banner_button)
+
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.setItemDelegateForColumn(STATUS, ProgressDelegate(self.table))
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.Stretch)
+        for column, width in enumerate((220, 60, 80, 70, 0, 80)):
+            if width:
+                self.table.setColumnWidth(column, width)
+        self.table.selectionModel().selectionChanged.connect(self._update_buttons)
+        self.empty_hint = QLabel("Drop documents or folders here, or use Add Files… (txt, md, html, pdf, docx).",
+                                 alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
+        self.empty_hint.setEnabled(False)
+
+        self.stage_label = QLabel("Idle")
+        self.eta_label = QLabel("")
+        self.overall_bar = QProgressBar(textVisible=True)
+        self.overall_bar.setRange(0, 1)
+        self.overall_bar.setValue(0)
+        progress = QHBoxLayout()
+        progress.addWidget(self.stage_label, 2)
+        progress.addWidget(self.overall_bar, 3)
+        progress.addWidget(self.eta_label, 1)
+        self.notice = QLabel(wordWrap=True, textInteractionFlags=Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notice.setTextFormat(Qt.TextFormat.PlainText)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(buttons)
+        layout.addWidget(self.resume_banner)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.empty_hint)
+        layout.addLayout(progress)
+        layout.addWidget(self.notice)
+
+    # -- reading -----------------------------------------------------------------------
+    def run_view(self) -> RunView:
+        """The run as the table shows it."""
+        c = self.controller
+        p = c.last_progress
+        rate = None
+        if p is not None and p.eta and p.chunks_total > p.chunks_done + p.chunks_failed:
+            rate = p.eta / (p.chunks_total - p.chunks_done - p.chunks_failed)
+        return RunView(active=c.extracting, paused=c.paused, skipped=frozenset(c.skipped_paths),
+                       worked=frozenset(c.had_work), seconds_per_chunk=rate)
+
+    def refresh(self) -> None:
+        """Read the documents again and update everything that shows them."""
+        if not self.controller.workspace.is_open:
+            return
+        self.model.refresh(document_summaries(self.controller.workspace.store))
+        self.empty_hint.setVisible(not self.model.rows)
+        self._update_buttons()
+
+    def selected_ids(self) -> list[int]:
+        """Ids of the selected documents."""
+        rows = self.table.selectionModel().selectedRows()
+        return sorted({self.proxy.mapToSource(i).data(ID_ROLE) for i in rows})
+
+    # -- actions -----------------------------------------------------------------------
+    def add_files(self) -> None:
+        """Ask for documents and ingest them."""
+        self.add_paths(self.interaction.choose_files())
+
+    def add_folder(self) -> None:
+        """Ask for a folder and ingest every document in it."""
+        folder = self.interaction.choose_folder()
+        if folder is not None:
+            self.add_paths([folder])
+
+    def add_paths(self, paths: list[Path]) -> None:
+        """Ingest files or folders (queued while a run is busy)."""
+        if not paths:
+            return
+        queued = self.controller.busy
+        self.controller.add(paths)
+        if queued:
+            self.message.emit(f"{len(paths)} item(s) will be added when the current run ends.")
+
+    def delete_selected(self) -> None:
+        """Delete the selected documents after saying what will go with them."""
+        ids = self.selected_ids()
+        if not ids or self.controller.busy:
+            return
+        store = self.controller.workspace.store
+        rows = [r for r in (self.model.row_by_id(i) for i in ids) if r is not None]
+        going = entities_only_in(store, [r.path for r in rows])
+        names = ", ".join(going[:LISTED_ENTITIES]) + (f" and {len(going) - LISTED_ENTITIES} more"
+                                                      if len(going) > LISTED_ENTITIES else "")
+        what = rows[0].name if len(rows) == 1 else f"{len(rows)} documents"
+        chunks = sum(r.chunks for r in rows)
+        details = (f"{chunks} chunks and their extracted records will be removed. "
+                   + (f"{len(going)} entities are found only here and will disappear: {names}."
+                      if going else "No entity disappears: other documents mention all of them."))
+        if self.interaction.confirm("Delete Documents", f"Delete {what} from this workspace?", "Delete", details):
+            self.controller.delete(ids)
+
+    # -- signals -----------------------------------------------------------------------
+    def _on_progress(self, item: object) -> None:
+        text, done, total, eta = describe_step(item)
+        self.stage_label.setText(text)
+        self.overall_bar.setRange(0, max(1, total))
+        self.overall_bar.setValue(min(done, max(1, total)))
+        self.overall_bar.setFormat(f"{done}/{total}" if total else "")
+        self.eta_label.setText(f"ETA {duration(eta)}" if eta else "")
+        if not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def _on_state_changed(self) -> None:
+        c = self.controller
+        if c.paused:
+            self.stage_label.setText("Paused: the calls in flight finish, no new ones start")
+            self.eta_label.setText("")
+        elif not c.busy:
+            self.stage_label.setText("Idle")
+            self.eta_label.setText("")
+        self.model.status_changed()
+        self._update_buttons()
+
+    def _on_finished(self, summary: str) -> None:
+        failures = [reason for _, reason in self.controller.failures]
+        self._show_notice(" ".join([summary, *failures]), error=bool(failures))
+        self.message.emit(summary)
+
+    def _show_notice(self, text: str, error: bool = False) -> None:
+        self.notice.setText(text)
+        self.notice.setStyleSheet(error_style() if error else "")
+
+    def _update_buttons(self) -> None:
+        c = self.controller
+        ingesting = c.busy and c.kind == "ingest"
+        self.pause_button.setEnabled(ingesting and not c.paused)
+        self.cancel_button.setEnabled(ingesting)
+        can_resume = c.can_resume()
+        self.resume_button.setEnabled(can_resume)
+        self.retry_button.setEnabled(any(r.status == "failed" or r.chunks_failed for r in self.model.rows))
+        self.delete_button.setEnabled(not c.busy and bool(self.table.selectionModel().selectedRows()))
+        pending = 0 if c.busy or not c.workspace.is_open else c.workspace.pending_chunks()
+        self.resume_banner.setVisible(bool(pending))
+        if pending:
+            self.resume_label.setText(f"{pending} chunks were not extracted when the last run stopped. "
+                                      "Resume picks them up where it left off.")
+        if c.queue:
+            self.eta_label.setText(f"{len(c.queue)} more waiting")
+
+    def shutdown(self) -> None:
+        """Stop refreshing (the workspace is closing)."""
+        self._refresh_timer.stop()
+
+    # -- drag and drop (Qt overrides) --------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        """Accept local files and folders."""
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event) -> None:
+        """Keep accepting while the drag moves over the panel."""
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """Ingest what was dropped."""
+        paths = [Path(url.toLocalFile()) for url in event.mimeData().urls() if url.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.add_paths(paths)

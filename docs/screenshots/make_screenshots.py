@@ -1,0 +1,129 @@
+"""Make the README screenshots: the real window, offscreen, against the test Ollama server.
+
+    QT_QPA_PLATFORM=offscreen python docs/screenshots/make_screenshots.py
+
+Writes documents.png, documents-running.png, chat.png, passage.png, ollama-setup.png and
+dark.png next to this file. Everything runs in temporary folders; nothing is contacted
+but the local test server.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path[:0] = [str(ROOT / "desktop"), str(ROOT / "tests"), str(ROOT / "tests" / "gui")]
+
+from chat_script import GuiResponder  # noqa: E402
+from core.helpers import DOCUMENTS, long_document, settings_for  # noqa: E402
+from fixtures.ollama_fixture import default_models  # noqa: E402
+from fixtures.ollama_server import FakeOllama  # noqa: E402
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+
+ANSWER = ("**Maria Lopez** founded *Harbor Analytics* in Lisbon [C1], and **Jonas Weber** later joined it "
+          "as chief engineer [C1].\n\nThe company also sells sensors to **Northwind Labs**, which Priya Nair "
+          "leads [C2].\n\n- Founder: Maria Lopez\n- Chief engineer: Jonas Weber\n- Customer: Northwind Labs")
+
+
+def wait_until(condition, timeout_s: float = 30.0) -> None:
+    """Run the event loop until `condition()` holds."""
+    loop = QEventLoop()
+    waited = 0
+    while not condition():
+        QTimer.singleShot(20, loop.quit)
+        loop.exec()
+        waited += 20
+        if waited > timeout_s * 1000:
+            raise TimeoutError("the window did not get there in time")
+
+
+def settle(ms: int = 200) -> None:
+    """Let layouts and repaints happen."""
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def save(widget: QWidget, name: str) -> None:
+    """Grab a widget into docs/screenshots/<name>.png."""
+    settle()
+    widget.grab().save(str(HERE / f"{name}.png"))
+    print(HERE / f"{name}.png")
+
+
+def main() -> int:
+    """Drive the window through its panels and grab each."""
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        os.environ.update(DOCATLAS_DATA_DIR=str(base / "Case files"), DOCATLAS_CONFIG_DIR=str(base / "config"),
+                          DOCATLAS_LOG_DIR=str(base / "logs"))
+        from docatlas.core import paths
+        from docatlas.core.config import save_settings
+        from docatlas.gui.main_window import MainWindow
+        from docatlas.gui.theme import apply_theme
+
+        app = QApplication.instance() or QApplication(sys.argv[:1])
+        apply_theme(app, "light")
+        with FakeOllama(default_models()) as server:
+            server.responder = GuiResponder(ANSWER)
+            corpus = base / "corpus"
+            corpus.mkdir()
+            for name, text in DOCUMENTS.items():
+                (corpus / name).write_text(text, encoding="utf-8")
+            (corpus / "letters.txt").write_text(long_document(150), encoding="utf-8")
+            (corpus / "scan.pdf").write_bytes(b"%PDF-1.4 not really a pdf")
+            settings = settings_for(server, chunking__chunk_tokens=120, chunking__overlap_tokens=12)
+            save_settings(settings, paths.settings_path())
+            window = MainWindow(paths.data_dir(), settings=settings)
+            window.resize(1360, 820)
+            window.show()
+            wait_until(lambda: window.last_probe is not None)
+
+            server.latency = 0.05
+            window.documents_panel.add_paths([corpus])
+            wait_until(lambda: window.ingestion.last_progress is not None
+                       and window.ingestion.last_progress.stage == "extract"
+                       and window.ingestion.last_progress.chunks_done >= 12)
+            window.documents_panel.refresh()
+            save(window, "documents-running")
+            server.latency = 0.0
+            wait_until(lambda: not window.ingestion.busy)
+            window.documents_panel.refresh()
+            save(window, "documents")
+
+            chat = window.chat_panel
+            chat.question_edit.setPlainText("Who founded Harbor Analytics, and who works there?")
+            chat.ask()
+            wait_until(lambda: chat.task is None)
+            save(window, "chat")
+            chat.turns[-1].reference_buttons[0].click()
+            chat.viewer.resize(760, 520)
+            save(chat.viewer, "passage")
+            chat.viewer.close()
+
+            dialog = window.open_ollama_setup()
+            wait_until(lambda: dialog.last_probe is not None)
+            dialog.pull_edit.setText("llama3.2:3b")
+            dialog.pull()
+            wait_until(lambda: dialog.pull_task is None)
+            wait_until(lambda: dialog.probe_task is None)
+            dialog.adjustSize()
+            save(dialog, "ollama-setup")
+            dialog.close()
+
+            apply_theme(app, "dark")
+            window.tabs.setCurrentIndex(0)
+            save(window, "dark")
+            window.shutdown()
+            window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
