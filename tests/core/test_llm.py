@@ -246,10 +246,23 @@ def test_cancel_interrupts_the_backoff(fake_ollama: FakeOllama) -> None:
     fake_ollama.fail_next("http500", times=5)
     cancel = threading.Event()
     threading.Timer(0.2, cancel.set).start()
-    started = time.monotonic()
+    # a 10-minute backoff: only an interrupted wait lets this test end before its timeout
     with pytest.raises(Cancelled):
-        make(fake_ollama, backoff_s=5.0).chat(ASK, cancel=cancel)
-    assert time.monotonic() - started < 2.0 and len(chat_bodies(fake_ollama)) == 1
+        make(fake_ollama, backoff_s=600.0).chat(ASK, cancel=cancel)
+    assert len(chat_bodies(fake_ollama)) == 1
+
+
+def test_cancel_cuts_a_call_waiting_for_its_first_token(fake_ollama: FakeOllama) -> None:
+    """A slow model may think for minutes before the first piece: Stop must not wait for it."""
+    fake_ollama.latency = 600.0  # only a cut connection lets this test end before its timeout
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    llm = make(fake_ollama)
+    with pytest.raises(Cancelled):
+        llm.chat(ASK, cancel=cancel)
+    assert fake_ollama.in_flight == 1  # the server is still "thinking": the client did not wait
+    fake_ollama.latency = 0.0
+    assert llm.chat([{"role": "user", "content": "again"}]).text  # a fresh connection serves the next call
 
 
 # -- models, embeddings, host -------------------------------------------------------------------

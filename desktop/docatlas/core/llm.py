@@ -15,6 +15,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 from urllib.parse import urlsplit
@@ -199,11 +200,7 @@ class OllamaLLM:
         self.cache = cache
         self.model = model or settings.model
         self.host = normalize_host(settings.host)
-        timeout = httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
-        # a proxy from the environment must never see private text sent to a local Ollama
-        self.client = ollama.Client(
-            host=self.host, timeout=timeout, trust_env=not _is_loopback(self.host)
-        )
+        self.client = self._new_client()
         self.calls = 0
         self.cache_hits = 0
         self._lock = threading.Lock()
@@ -236,11 +233,12 @@ class OllamaLLM:
             return LLMReply(hit, 0, 0, True, time.monotonic() - started)
         _raise_if_cancelled(cancel)
         options["num_ctx"] = self.num_ctx(messages, predict, model)
-        text, prompt_tokens, completion_tokens = self._retrying(
-            lambda: self._stream(model, messages, options, format, cancel, on_token),
-            model,
-            cancel,
-        )
+        with self._interrupt_on(cancel):
+            text, prompt_tokens, completion_tokens = self._retrying(
+                lambda: self._stream(model, messages, options, format, cancel, on_token),
+                model,
+                cancel,
+            )
         text = strip_think(text)
         if text and self.cache is not None:
             self.cache.put(key, model, text)
@@ -386,6 +384,43 @@ class OllamaLLM:
             stream.close()
         raise _IncompleteStream("the answer stopped before it was complete")
 
+    @contextmanager
+    def _interrupt_on(self, cancel: threading.Event | None) -> Iterator[None]:
+        """While the body runs, a set `cancel` cuts the HTTP connections at once.
+
+        The client only sees `cancel` between streamed pieces; a slow model may take minutes
+        to send the first one. Cutting the client's connections ends every call it has in
+        flight (they share the run's cancel event); a fresh client serves later calls.
+        """
+        if cancel is None:
+            yield
+            return
+        finished = threading.Event()
+
+        def watch() -> None:
+            while not finished.is_set():
+                if cancel.wait(0.1):
+                    if not finished.is_set():
+                        self._replace_client()
+                    return
+
+        watcher = threading.Thread(target=watch, name="docatlas-llm-cancel", daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            finished.set()
+
+    def _replace_client(self) -> None:
+        with self._lock:
+            old, self.client = self.client, self._new_client()
+        old._client.close()
+
+    def _new_client(self) -> ollama.Client:
+        timeout = httpx.Timeout(self.settings.timeout_s, connect=self.settings.connect_timeout_s)
+        # a proxy from the environment must never see private text sent to a local Ollama
+        return ollama.Client(host=self.host, timeout=timeout, trust_env=not _is_loopback(self.host))
+
     def _retrying(self, call: Callable[[], T], model: str, cancel: threading.Event | None) -> T:
         """Run `call`, retrying transient faults with exponential backoff and jitter."""
         attempts = max(1, self.settings.retries + 1)
@@ -395,6 +430,7 @@ class OllamaLLM:
             except (Cancelled, LLMError):
                 raise
             except Exception as exc:
+                _raise_if_cancelled(cancel)  # the connection was cut because the user stopped
                 kind = _kind(exc)
                 if kind == "fatal" and not isinstance(exc, ollama.ResponseError):
                     raise  # not Ollama's doing (a callback, a bad argument): keep it as it is
