@@ -91,6 +91,12 @@ def cache_key(model: str, options: dict, messages: list[dict], format: object | 
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def reply_options(settings: OllamaSettings, num_predict: int | None) -> dict[str, Any]:
+    """The options that shape a reply, and so its cache key (num_ctx is left out: it only
+    makes room, and leaving it out lets a cache hit skip the /api/show call)."""
+    return {"temperature": settings.temperature, "num_predict": num_predict or settings.num_predict}
+
+
 @dataclass(frozen=True)
 class LLMReply:
     """A finished reply, think blocks removed."""
@@ -224,7 +230,7 @@ class OllamaLLM:
         started = time.monotonic()
         model = self.model
         predict = num_predict or self.settings.num_predict
-        options: dict[str, Any] = {"temperature": self.settings.temperature, "num_predict": predict}
+        options = reply_options(self.settings, predict)
         key = cache_key(model, options, messages, format)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             with self._lock:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from docatlas.core.config import OllamaSettings
 from docatlas.core.errors import LLMError
-from docatlas.core.llm import LLMReply, ResponseCache, cache_key
+from docatlas.core.llm import LLMReply, ResponseCache, cache_key, reply_options
 
 
 class NotCached(LLMError):
@@ -42,8 +42,7 @@ class ReplayLLM:
         on_token: Callable[[str], None] | None = None,
     ) -> LLMReply:
         """The cached reply to `messages`; raise NotCached for an unknown first turn."""
-        options = {"temperature": self.settings.temperature,
-                   "num_predict": num_predict or self.settings.num_predict}
+        options = reply_options(self.settings, num_predict)
         hit = self.cache.get(cache_key(self.model, options, messages, format))
         with self._lock:
             if hit is not None:
