@@ -208,6 +208,10 @@ def rebuild(store: Store, keys: set[str] | None = None, summarize: Summarizer | 
         list(edges.items()), workers,
     )
     _write(store, keys is not None, entities, relations)
+    # The user's edits (rename, retype, describe, delete) outlive every re-derivation.
+    from docatlas.core.edits import apply_overrides  # here: edits imports this module
+
+    apply_overrides(store, keys)
 
 
 def _scope(partial: bool) -> tuple[str, str]:

@@ -1,0 +1,257 @@
+"""The explorer's edits and exports: asks what to do, pushes undoable commands, runs them in order.
+
+Each edit is a `StoreEdit` on the explorer's `QUndoStack`; its store work runs on one
+serial worker with a connection of its own, and the graph is reloaded after it (the
+layout cache keeps every node where it was). Questions go through the explorer's
+`Prompter`, so tests answer them without a modal dialog.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QKeySequence, QUndoStack
+
+from docatlas.core import edits
+from docatlas.core.extraction import suggest
+from docatlas.core.store import Store
+from docatlas.gui.graph import query
+from docatlas.gui.graph.commands import StoreEdit
+from docatlas.gui.graph.export import VIEW_FORMATS, export_graph, export_view
+from docatlas.gui.graph.suggestions import SuggestionsDialog
+from docatlas.gui.graph.workers import SerialRunner
+
+if TYPE_CHECKING:
+    from docatlas.gui.graph.explorer import GraphExplorer
+
+log = logging.getLogger("docatlas.gui.graph")
+FILTERS = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "graphml": "GraphML (*.graphml)",
+           "gexf": "GEXF (*.gexf)", "json": "JSON (*.json)", "csv": "Folder for CSV files (*)"}
+
+
+class GraphEditor(QObject):
+    """Edits, merges, suggestions and exports for one explorer."""
+
+    edited = Signal()  # an edit (or undo) reached the store; a reload follows
+    editFailed = Signal(str)
+    exported = Signal(str)  # path written
+
+    def __init__(self, explorer: GraphExplorer):
+        super().__init__(explorer)
+        self.explorer = explorer
+        self.stack = QUndoStack(self)
+        self.runner = SerialRunner(self)
+        self.dialog: SuggestionsDialog | None = None
+        bar = explorer.toolbar
+        undo, redo = self.stack.createUndoAction(self, "Undo"), self.stack.createRedoAction(self, "Redo")
+        undo.setShortcut(QKeySequence.StandardKey.Undo)
+        redo.setShortcut(QKeySequence.StandardKey.Redo)
+        bar.addAction(undo)
+        bar.addAction(redo)
+        explorer.addAction(undo)
+        explorer.addAction(redo)
+        self.undo_action, self.redo_action = undo, redo
+        explorer.loaded.connect(self._refresh_dialog)
+
+    # -- running edits -------------------------------------------------------------------
+
+    def run_edit(self, job: Callable[[Store], None], command: StoreEdit) -> None:
+        """Queue a store job (see `commands.EditHost`)."""
+        path = self.explorer.store.path
+
+        def work() -> None:
+            with Store(path) as store:
+                job(store)
+
+        self.runner.submit(work, lambda _: self._done(), lambda error: self._failed(error, command))
+
+    def _done(self) -> None:
+        self.edited.emit()
+        if not self.runner.busy:
+            self.explorer.reload()
+
+    def _failed(self, error: BaseException, command: StoreEdit) -> None:
+        message = str(error) if isinstance(error, (edits.EditError, ValueError)) else \
+            "The edit failed unexpectedly; the details are in the log."
+        if not isinstance(error, (edits.EditError, ValueError)):
+            log.error("graph edit failed", exc_info=error)
+        index = self.stack.index()
+        if index > 0 and self.stack.command(index - 1) is command:
+            command.setObsolete(True)
+            self.stack.undo()
+        self.editFailed.emit(message)
+        self.explorer.prompter.inform(self.explorer, "Edit not made", message)
+        if not self.runner.busy:
+            self.explorer.reload()
+
+    def push(self, text: str, apply: Callable, revert: Callable) -> StoreEdit:
+        """Make an undoable edit."""
+        command = StoreEdit(self, text, apply, revert)
+        self.stack.push(command)
+        return command
+
+    # -- actions from the panel ------------------------------------------------------------
+
+    def act(self, action: str) -> None:
+        """Do what a panel button asks, for the current selection."""
+        explorer = self.explorer
+        if action == "delete_relation" and explorer.selected_edge is not None:
+            self.delete_relation(*explorer.selected_edge)
+        elif action == "merge":
+            self.merge_selection()
+        elif action == "neighbours":
+            explorer.toolbar.neighbours.setChecked(True)
+        elif explorer.selected_keys:
+            getattr(self, action)(explorer.selected_keys[0])
+
+    def _node(self, key: str) -> tuple[str, str]:
+        model = self.explorer.model
+        i = model.index[key]
+        return model.names[i], model.types[i]
+
+    def rename(self, key: str) -> None:
+        """Ask for a new name."""
+        name, _ = self._node(key)
+        answer = self.explorer.prompter.text(self.explorer, "Rename", f"New name for “{name}”:", name)
+        if answer is not None and answer.strip() and answer.strip() != name:
+            self.push(f"Rename “{name}”", lambda store, prev: edits.edit(
+                store, "rename", key, {"name": answer}, override_id=prev), edits.undo)
+
+    def retype(self, key: str) -> None:
+        """Ask for a type (a known one, or a new one)."""
+        name, current = self._node(key)
+        types = list(self.explorer.model.type_names)
+        answer = self.explorer.prompter.choose(self.explorer, "Change type", f"Type of “{name}”:", types,
+                                               editable=True, current=max(types.index(current), 0))
+        if answer is not None and answer.strip() and answer.strip().lower() != current:
+            self.push(f"Change the type of “{name}”", lambda store, prev: edits.edit(
+                store, "retype", key, {"type": answer}, override_id=prev), edits.undo)
+
+    def describe(self, key: str) -> None:
+        """Ask for a description."""
+        name, _ = self._node(key)
+        rows = self.explorer.store.query("SELECT description FROM entities WHERE key = ?", (key,))
+        current = rows[0]["description"] if rows else ""
+        answer = self.explorer.prompter.long_text(self.explorer, "Edit description", f"Description of “{name}”:",
+                                                  current)
+        if answer is not None and answer != current:
+            self.push(f"Describe “{name}”", lambda store, prev: edits.edit(
+                store, "describe", key, {"description": answer}, override_id=prev), edits.undo)
+
+    def delete(self, key: str) -> None:
+        """Delete an entity after a confirmation."""
+        name, _ = self._node(key)
+        if self.explorer.prompter.confirm(self.explorer, "Delete entity",
+                                          f"Delete “{name}” and its relations? New mentions stay hidden; "
+                                          "Undo brings it back."):
+            self.explorer.clear_selection()
+            self.push(f"Delete “{name}”", lambda store, prev: edits.edit(
+                store, "delete", key, {}, override_id=prev), edits.undo)
+
+    def delete_relation(self, a: str, b: str) -> None:
+        """Delete a relation after a confirmation."""
+        names = f"{self._node(a)[0]} — {self._node(b)[0]}"
+        if self.explorer.prompter.confirm(self.explorer, "Delete relation", f"Delete the relation {names}?"):
+            self.explorer.clear_selection()
+            self.push(f"Delete the relation {names}", lambda store, prev: edits.edit(
+                store, "delete_relation", a, {"other": b}, override_id=prev), edits.undo)
+
+    def merge_selection(self) -> None:
+        """Merge the selected entities (asking which survives), or ask what to merge one with."""
+        explorer = self.explorer
+        keys = list(explorer.selected_keys)
+        if len(keys) == 1:
+            name, _ = self._node(keys[0])
+            other = explorer.prompter.text(explorer, "Merge", f"Merge which entity into “{name}”? (its name)")
+            hits = [explorer.model.keys[i] for i in query.search(explorer.model, other or "")]
+            hits = [k for k in hits if k != keys[0]]
+            if not hits:
+                if other:
+                    explorer.prompter.inform(explorer, "Merge", f"No entity called “{other}”.")
+                return
+            keys.append(hits[0])
+            target = keys[0]
+        elif len(keys) > 1:
+            names = [self._node(k)[0] for k in keys]
+            answer = explorer.prompter.choose(explorer, "Merge", "Keep which entity? The others are merged into it.",
+                                              names)
+            if answer is None:
+                return
+            target = keys[names.index(answer)]
+        else:
+            return
+        self.merge(keys, target)
+
+    def merge(self, keys: list[str], target: str) -> None:
+        """Merge `keys` into `target` (undoable)."""
+        name, _ = self._node(target)
+        self.explorer.select_keys([target])
+        self.push(f"Merge {len(keys)} entities into “{name}”",
+                  lambda store, prev: edits.merge(store, keys, target), edits.undo_merge)
+
+    # -- suggestions -----------------------------------------------------------------------
+
+    def show_suggestions(self) -> SuggestionsDialog:
+        """Open (or raise) the merge-suggestions dialog."""
+        if self.dialog is None:
+            self.dialog = SuggestionsDialog(self, self.explorer)
+        self.dialog.refresh()
+        self.dialog.show()
+        self.dialog.raise_()
+        return self.dialog
+
+    @property
+    def store(self) -> Store:
+        """The explorer's read connection (the suggestions dialog reads through it)."""
+        return self.explorer.store
+
+    def accept_suggestion(self, suggestion_id: int, keep: str) -> None:
+        """Merge a suggested pair (undoable)."""
+        self.push("Accept a merge suggestion",
+                  lambda store, prev: edits.accept_suggestion(store, suggestion_id, keep), edits.undo_merge)
+
+    def reject_suggestion(self, suggestion_id: int) -> None:
+        """Mark a suggested pair as different (undoable)."""
+        self.push("Reject a merge suggestion",
+                  lambda store, prev: edits.reject_suggestion(store, suggestion_id), edits.undo_merge)
+
+    def find_suggestions(self) -> None:
+        """Look for likely duplicates (in the background), then show them."""
+        path = self.explorer.store.path
+
+        def work() -> None:
+            with Store(path) as store:
+                suggest.suggest_merges(store)
+
+        self.runner.submit(work, lambda _: self._refresh_dialog())
+
+    def _refresh_dialog(self) -> None:
+        if self.dialog is not None and self.dialog.isVisible():
+            self.dialog.refresh()
+
+    # -- export ----------------------------------------------------------------------------
+
+    def export(self, fmt: str, path: str | None = None) -> None:
+        """Write the view (png, svg) or the whole graph (graphml, gexf, json, csv) to a file."""
+        explorer = self.explorer
+        path = path or explorer.prompter.save_path(explorer, "Export", f"graph.{fmt}", FILTERS[fmt])
+        if not path:
+            return
+        if fmt in VIEW_FORMATS:
+            try:
+                self.exported.emit(str(export_view(explorer.canvas, Path(path), fmt)))
+            except OSError as exc:
+                explorer.prompter.inform(explorer, "Export failed", str(exc))
+            return
+        db_path = explorer.store.path
+        self.runner.submit(lambda: export_graph(db_path, fmt, Path(path)),
+                           lambda out: self.exported.emit(str(out)),
+                           lambda error: explorer.prompter.inform(explorer, "Export failed", str(error)))
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        """Finish the queued edits (none is lost when the window closes)."""
+        return self.runner.finish(timeout_ms)

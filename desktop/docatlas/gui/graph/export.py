@@ -1,0 +1,62 @@
+"""Exporting: the current view as PNG or SVG (what the canvas shows, labels included), and the
+whole graph through `docatlas.core.graph.export` (GraphML, GEXF, JSON, CSV)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QRectF, QSize
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtSvg import QSvgGenerator
+
+from docatlas.core.graph import export
+from docatlas.core.store import Store
+from docatlas.gui.graph.canvas import GraphCanvas
+from docatlas.gui.graph.palette import BACKGROUND
+from docatlas.gui.graph.render import paint_scene
+
+VIEW_FORMATS = ("png", "svg")
+PNG_SCALE = 2.0  # exported pictures are sharper than the screen
+
+
+def _paint_view(painter: QPainter, canvas: GraphCanvas) -> None:
+    painter.fillRect(QRectF(0, 0, canvas.width(), canvas.height()), QColor(BACKGROUND))
+    if canvas.scene is not None:
+        painter.save()
+        painter.setTransform(canvas.view_transform(), True)
+        paint_scene(painter, canvas.scene, canvas.visible_rect())
+        painter.restore()
+    canvas.paint_overlay(painter)
+
+
+def export_view(canvas: GraphCanvas, path: Path, fmt: str) -> Path:
+    """Write what the canvas shows to `path` as PNG or SVG."""
+    path = Path(path)
+    size = QSize(canvas.width(), canvas.height())
+    if fmt == "svg":
+        generator = QSvgGenerator()
+        generator.setFileName(str(path))
+        generator.setSize(size)
+        generator.setViewBox(QRectF(0, 0, size.width(), size.height()))
+        generator.setTitle("DocAtlas graph")
+        painter = QPainter(generator)
+        _paint_view(painter, canvas)
+        painter.end()
+    elif fmt == "png":
+        image = QImage(round(size.width() * PNG_SCALE), round(size.height() * PNG_SCALE),
+                       QImage.Format.Format_ARGB32_Premultiplied)
+        image.setDevicePixelRatio(PNG_SCALE)
+        painter = QPainter(image)
+        _paint_view(painter, canvas)
+        painter.end()
+        if not image.save(str(path), "PNG"):
+            raise OSError(f"Could not write {path}; choose another folder.")
+    else:
+        raise ValueError(f"Unknown view format {fmt!r}.")
+    return path
+
+
+def export_graph(db_path: Path, fmt: str, out: Path) -> Path:
+    """The whole graph (not just the view) in `fmt`; runs on a worker thread with its own store."""
+    with Store(db_path) as store:
+        return export(store, fmt, Path(out))

@@ -1,0 +1,58 @@
+"""The legend: what each node colour means, with counts, over a corner of the canvas."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QWidget
+
+from docatlas.gui.graph.palette import BACKGROUND, TEXT
+
+ROW = 17
+SWATCH = 10
+PAD = 8
+
+
+class Legend(QWidget):
+    """Colour swatches and labels; sized to its entries."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.entries: list[tuple[str, str, int]] = []
+        self.title = ""
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+
+    def set_entries(self, title: str, entries: list[tuple[str, str, int]]) -> None:
+        """Show (label, colour, count) rows under a title; empty groups are left out."""
+        self.title = title
+        self.entries = [e for e in entries if e[2] > 0]
+        metrics = QFontMetricsF(self.font())
+        widest = max([metrics.horizontalAdvance(f"{label} ({count})") for label, _, count in self.entries]
+                     + [metrics.horizontalAdvance(title)], default=0.0)
+        self.setFixedSize(QSize(int(widest + SWATCH + 3 * PAD), ROW * (len(self.entries) + 1) + PAD))
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """A light box with one row per colour."""
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        back = QColor(BACKGROUND)
+        back.setAlpha(230)
+        painter.setPen(QPen(QColor("#c9ced6"), 1))
+        painter.setBrush(back)
+        painter.drawRoundedRect(QRectF(0.5, 0.5, self.width() - 1, self.height() - 1), 4, 4)
+        painter.setPen(QColor(TEXT))
+        font = painter.font()
+        font.setBold(True)
+        painter.setFont(font)
+        painter.drawText(QPointF(PAD, ROW - 3), self.title)
+        font.setBold(False)
+        painter.setFont(font)
+        for row, (label, colour, count) in enumerate(self.entries, start=1):
+            y = row * ROW + 4
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(colour))
+            painter.drawEllipse(QRectF(PAD, y, SWATCH, SWATCH))
+            painter.setPen(QColor(TEXT))
+            painter.drawText(QPointF(PAD + SWATCH + PAD / 2, y + SWATCH - 1), f"{label} ({count})")
+        painter.end()

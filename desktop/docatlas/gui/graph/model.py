@@ -1,0 +1,148 @@
+"""The graph as the explorer holds it: arrays by node index, scene positions, provenance by document.
+
+Qt-free and read-only once built, so a worker thread builds it and hands it to the GUI
+thread whole. `load_model` reads the store, reuses (or computes) the cached layout, and
+fills in communities when they are at hand without running Louvain (`with_communities`
+adds them later).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from docatlas.core import layout
+from docatlas.core.layout import Cancel, Communities, GraphArrays, graph_arrays
+from docatlas.core.store import Store
+
+SPACING = 24.0  # scene units between neighbouring nodes
+MIN_RADIUS, MAX_RADIUS = 3.0, 24.0
+
+
+def fold(text: str) -> str:
+    """Text for matching: Unicode-normalised, accents dropped, case folded."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().strip()
+
+
+@dataclass(frozen=True)
+class GraphModel:
+    """Nodes (entities) and edges (relations) by index, laid out in scene units."""
+
+    keys: list[str]
+    names: list[str]
+    types: list[str]
+    sources: np.ndarray  # edge endpoints, node indices
+    targets: np.ndarray
+    xy: np.ndarray  # n×2 scene positions
+    community: np.ndarray  # community number per node, -1: none
+    community_titles: list[str]
+    documents: list[tuple[int, str]]  # (id, title)
+    document_nodes: dict[int, np.ndarray]  # document id -> indices of the nodes it mentions
+    layout_seconds: float = 0.0
+    placed: int = 0  # nodes laid out now (not from the cache)
+    degree: np.ndarray = field(init=False)
+    radius: np.ndarray = field(init=False)
+    type_names: list[str] = field(init=False)  # most common first
+    type_index: np.ndarray = field(init=False)
+    index: dict[str, int] = field(init=False)
+    indptr: np.ndarray = field(init=False)  # neighbours of i: neighbours[indptr[i]:indptr[i + 1]]
+    neighbours: np.ndarray = field(init=False)
+    edge_of_neighbour: np.ndarray = field(init=False)  # the edge behind each entry of `neighbours`
+    folded: list[str] = field(init=False)  # names as search compares them
+
+    def __post_init__(self) -> None:
+        n = len(self.keys)
+        set_ = object.__setattr__
+        ends = np.concatenate((self.sources, self.targets)).astype(np.int64)
+        others = np.concatenate((self.targets, self.sources)).astype(np.int64)
+        order = np.argsort(ends, kind="stable")
+        set_(self, "degree", np.bincount(ends, minlength=n))
+        set_(self, "indptr", np.concatenate(([0], np.cumsum(self.degree))))
+        set_(self, "neighbours", others[order])
+        set_(self, "edge_of_neighbour", np.tile(np.arange(len(self.sources)), 2)[order])
+        grown = MIN_RADIUS + 1.6 * np.sqrt(np.maximum(self.degree - 1, 0))
+        set_(self, "radius", np.clip(grown, MIN_RADIUS, MAX_RADIUS))
+        names, counts = np.unique(np.asarray(self.types, dtype=object), return_counts=True) if n else ([], [])
+        ranked = [t for _, t in sorted(zip((-c for c in counts), names))]
+        lookup = {t: i for i, t in enumerate(ranked)}
+        set_(self, "type_names", ranked)
+        set_(self, "type_index", np.array([lookup[t] for t in self.types], np.int64))
+        set_(self, "index", {k: i for i, k in enumerate(self.keys)})
+        set_(self, "folded", [fold(name) for name in self.names])
+
+    @property
+    def size(self) -> int:
+        """Number of nodes."""
+        return len(self.keys)
+
+    def neighbours_of(self, node: int) -> np.ndarray:
+        """Indices of a node's neighbours."""
+        return self.neighbours[self.indptr[node]:self.indptr[node + 1]]
+
+    def edges_of(self, node: int) -> np.ndarray:
+        """Indices of a node's edges."""
+        return self.edge_of_neighbour[self.indptr[node]:self.indptr[node + 1]]
+
+    def edge_between(self, a: int, b: int) -> int | None:
+        """The edge joining two nodes, if any."""
+        hits = np.nonzero(self.neighbours_of(a) == b)[0]
+        return int(self.edges_of(a)[hits[0]]) if len(hits) else None
+
+    def with_communities(self, found: Communities) -> GraphModel:
+        """The same graph coloured by other communities."""
+        return replace(self, community=found.labels, community_titles=found.titles)
+
+
+def arrays_of(model: GraphModel) -> GraphArrays:
+    """The model's graph as layout arrays."""
+    return GraphArrays(model.keys, model.sources, model.targets, np.ones(len(model.sources)))
+
+
+def _document_nodes(store: Store, index: dict[str, int]) -> dict[int, np.ndarray]:
+    rows = store.conn.execute(
+        "SELECT DISTINCT c.document_id, m.key FROM (SELECT chunk_id, key FROM chunk_entities"
+        " UNION ALL SELECT chunk_id, source_key FROM chunk_relations"
+        " UNION ALL SELECT chunk_id, target_key FROM chunk_relations) AS m JOIN chunks c ON c.id = m.chunk_id")
+    found: dict[int, list[int]] = {}
+    for doc, key in rows:
+        if key in index:
+            found.setdefault(doc, []).append(index[key])
+    return {doc: np.unique(np.array(nodes, np.int64)) for doc, nodes in found.items()}
+
+
+def load_model(store: Store, *, relayout: bool = False, cancel: Cancel | None = None) -> GraphModel:
+    """Read the graph, lay it out (from the cache when possible) and place it in scene units."""
+    layout.ensure_tables(store)
+    store.conn.execute("BEGIN")  # one consistent read of entities and relations
+    try:
+        entities = store.conn.execute("SELECT key, name, type FROM entities ORDER BY key").fetchall()
+        relations = store.conn.execute("SELECT source_key, target_key, weight FROM relations").fetchall()
+        documents = [(r[0], r[1]) for r in store.conn.execute("SELECT id, title FROM documents ORDER BY id")]
+    finally:
+        store.conn.execute("COMMIT")
+    keys = [r[0] for r in entities]
+    graph = graph_arrays(keys, [(r[0], r[1]) for r in relations], [max(float(r[2] or 0.0), 0.1) for r in relations])
+    if relayout:
+        layout.clear_positions(store)
+    result = layout.cached_layout(store, graph, cancel=cancel)
+    scale = SPACING / result.unit
+    known = _known_communities(store, graph)
+    return GraphModel(
+        keys=keys, names=[r[1] for r in entities], types=[r[2] or "unknown" for r in entities],
+        sources=graph.sources, targets=graph.targets, xy=result.xy * scale,
+        community=known.labels, community_titles=known.titles, documents=documents,
+        document_nodes=_document_nodes(store, {k: i for i, k in enumerate(keys)}),
+        layout_seconds=result.seconds, placed=result.placed)
+
+
+def _known_communities(store: Store, graph: GraphArrays) -> Communities:
+    """Communities that need no Louvain run: the retrieval ones, or the cached ones."""
+    return layout.communities(store, graph, detect=False)
+
+
+def load_communities(store: Store, model: GraphModel) -> Communities:
+    """Communities for colouring (Louvain when nothing is stored yet: seconds at 10,000 nodes)."""
+    return layout.communities(store, arrays_of(model))

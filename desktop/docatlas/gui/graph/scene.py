@@ -1,0 +1,121 @@
+"""The drawing of a graph as a few dozen batched paths, built off the GUI thread.
+
+Drawing 10,000 nodes one by one costs a Python call each; here every (layer, tile,
+colour) group is one `QPainterPath` in scene units, so a whole picture is about a hundred
+draw calls. Tiles let a zoomed-in view skip what is off screen; a cap on items per call
+keeps each call short, because PySide holds the GIL while Qt draws. Edges are
+stroked opaque with a cosmetic pen (one pixel whatever the zoom); dimmed items use
+colours blended toward the background rather than transparency, which is slow.
+`QPainterPath` and `QColor` are plain values: a worker thread may build them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QPainterPath
+
+from docatlas.gui.graph.model import GraphModel
+from docatlas.gui.graph.palette import EDGE, EDGE_DIM, EDGE_HIGHLIGHT, blend
+from docatlas.gui.graph.query import Look
+
+BIG_RADIUS = 9.0  # nodes at least this big are drawn antialiased even in crowded views
+# PySide holds the GIL during a draw call: short calls keep the GUI thread responsive while
+# a worker renders (about a millisecond each).
+EDGES_PER_CALL = 300
+NODES_PER_CALL = 300
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One draw call: a stroked edge path or a filled node path, with its bounds in scene units."""
+
+    path: QPainterPath
+    colour: QColor
+    is_edge: bool
+    bounds: QRectF
+    count: int
+    big: bool = False
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Everything to draw, in order, and the bounds of it all."""
+
+    batches: list[Batch]
+    bounds: QRectF
+    generation: int
+
+
+def _tiles(xy: np.ndarray, count: int) -> np.ndarray:
+    """A tile number per point, on a grid of about `count` / 150 tiles."""
+    side = int(np.clip(np.sqrt(count / 150.0), 1, 12))
+    if side == 1 or len(xy) == 0:
+        return np.zeros(len(xy), np.int64)
+    lo, hi = xy.min(axis=0), xy.max(axis=0)
+    cell = np.maximum((hi - lo) / side, 1e-9)
+    ij = np.minimum(((xy - lo) / cell).astype(np.int64), side - 1)
+    return ij[:, 0] * side + ij[:, 1]
+
+
+def _groups(keys: np.ndarray, most: int) -> list[np.ndarray]:
+    """Indices grouped by key, groups in key order, none longer than `most`."""
+    if len(keys) == 0:
+        return []
+    order = np.argsort(keys, kind="stable")
+    cuts = np.nonzero(np.diff(keys[order]))[0] + 1
+    return [part for group in np.split(order, cuts) for part in np.split(group, range(most, len(group), most))]
+
+
+def _edge_batches(model: GraphModel, edges: np.ndarray, colour: str) -> list[Batch]:
+    batches = []
+    a, b = model.sources[edges], model.targets[edges]
+    mid = (model.xy[a] + model.xy[b]) / 2
+    for group in _groups(_tiles(mid, len(edges)), EDGES_PER_CALL):
+        path = QPainterPath()
+        p, q = model.xy[a[group]], model.xy[b[group]]
+        for x1, y1, x2, y2 in np.hstack((p, q)).tolist():
+            path.moveTo(x1, y1)
+            path.lineTo(x2, y2)
+        lo, hi = np.minimum(p, q).min(axis=0), np.maximum(p, q).max(axis=0)
+        batches.append(Batch(path, QColor(colour), True, QRectF(lo[0], lo[1], hi[0] - lo[0], hi[1] - lo[1]),
+                             len(group)))
+    return batches
+
+
+def _node_batches(model: GraphModel, nodes: np.ndarray, colour_class: np.ndarray,
+                  colours: list[str]) -> list[Batch]:
+    batches = []
+    big = model.radius[nodes] >= BIG_RADIUS
+    tile = _tiles(model.xy[nodes], len(nodes))
+    key = (big.astype(np.int64) * 10_000 + tile) * 1000 + colour_class[nodes]
+    for group in _groups(key, NODES_PER_CALL):
+        members = nodes[group]
+        path = QPainterPath()
+        xy, r = model.xy[members], model.radius[members]
+        for x, y, radius in np.column_stack((xy, r)).tolist():
+            path.addEllipse(x - radius, y - radius, 2 * radius, 2 * radius)
+        lo, hi = (xy - r[:, None]).min(axis=0), (xy + r[:, None]).max(axis=0)
+        batches.append(Batch(path, QColor(colours[int(colour_class[members[0]])]), False,
+                             QRectF(lo[0], lo[1], hi[0] - lo[0], hi[1] - lo[1]), len(members), bool(big[group[0]])))
+    return batches
+
+
+def build_scene(model: GraphModel, look: Look, generation: int) -> Scene:
+    """The batches for a model as `look` wants it: dimmed layers first, highlighted last."""
+    shown = look.shown
+    edges_shown = shown[model.sources] & shown[model.targets]
+    dim_edge = edges_shown & (look.dimmed[model.sources] | look.dimmed[model.targets]) & ~look.highlighted
+    plain_edge = edges_shown & ~dim_edge & ~look.highlighted
+    dim_colours = [blend(c) for c in look.colours]
+    batches = (_edge_batches(model, np.nonzero(dim_edge)[0], EDGE_DIM)
+               + _edge_batches(model, np.nonzero(plain_edge)[0], EDGE)
+               + _edge_batches(model, np.nonzero(edges_shown & look.highlighted)[0], EDGE_HIGHLIGHT)
+               + _node_batches(model, np.nonzero(shown & look.dimmed)[0], look.colour_class, dim_colours)
+               + _node_batches(model, np.nonzero(shown & ~look.dimmed)[0], look.colour_class, look.colours))
+    bounds = QRectF()
+    for batch in batches:
+        bounds = bounds.united(batch.bounds)
+    return Scene(batches, bounds, generation)

@@ -1,0 +1,105 @@
+"""The explorer's layout: a sound force layout, cached in the store, extended for new nodes; communities."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+from docatlas.core import layout
+from docatlas.core.layout import GraphArrays, cached_layout, force_layout, graph_arrays, read_graph
+from test_edits_helpers import add_document, build_graph, open_store, star_corpus
+
+
+def arrays(graph: nx.Graph) -> GraphArrays:
+    keys = [str(n) for n in graph.nodes]
+    return graph_arrays(keys, [(str(a), str(b)) for a, b in graph.edges])
+
+
+def mean_edge_and_pair_distance(xy: np.ndarray, g: GraphArrays) -> tuple[float, float]:
+    edge = float(np.linalg.norm(xy[g.sources] - xy[g.targets], axis=1).mean())
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, g.size, 2000), rng.integers(0, g.size, 2000)
+    return edge, float(np.linalg.norm(xy[a] - xy[b], axis=1).mean())
+
+
+@pytest.mark.parametrize("graph", [
+    nx.grid_2d_graph(30, 30),  # 900 nodes: the particle-mesh path
+    nx.balanced_tree(3, 4),  # 121 nodes: the exact path
+    nx.connected_caveman_graph(12, 8),
+], ids=["grid", "tree", "caves"])
+def test_layout_puts_neighbours_close_and_nodes_apart(graph):
+    g = arrays(nx.convert_node_labels_to_integers(graph))
+    xy = force_layout(g)
+    assert xy.shape == (g.size, 2) and np.isfinite(xy).all()
+    edge, pair = mean_edge_and_pair_distance(xy, g)
+    assert edge < pair / 4
+    rounded = {(round(x, 6), round(y, 6)) for x, y in xy}
+    assert len(rounded) == g.size  # no two nodes on one spot
+    assert np.array_equal(force_layout(g), xy)  # seeded
+
+
+def test_components_are_packed_without_overlap():
+    graph = nx.disjoint_union_all([nx.path_graph(60), nx.cycle_graph(80), nx.star_graph(5), nx.empty_graph(30)])
+    g = arrays(graph)
+    xy = force_layout(g)
+    label = layout.components(g.size, g.sources, g.targets)
+    assert label.max() + 1 == 3 + 30 and np.bincount(label)[0] == 80
+    boxes = [(xy[label == c].min(axis=0), xy[label == c].max(axis=0)) for c in range(3)]
+    for i in range(3):
+        for j in range(i + 1, 3):
+            (lo1, hi1), (lo2, hi2) = boxes[i], boxes[j]
+            assert (hi1 < lo2).any() or (hi2 < lo1).any()
+
+
+def test_the_layout_is_cached_and_extended_around_new_nodes(tmp_path):
+    with open_store(tmp_path) as store:
+        build_graph(store, star_corpus(6, 12))
+        graph = read_graph(store)
+        first = cached_layout(store, graph)
+        assert first.placed == graph.size and first.seconds > 0
+        again = cached_layout(store, read_graph(store))
+        assert again.placed == 0 and again.seconds == 0.0 and np.array_equal(again.xy, first.xy)
+
+        add_document(store, "more.txt", [("New items.", [("Item 0-0", "concept", "x"), ("Fresh", "concept", "y")],
+                                          [("Item 0-0", "Fresh", "near", "A new leaf.")])])
+        from docatlas.core.extraction.merge import rebuild
+        rebuild(store)
+        grown = read_graph(store)
+        result = cached_layout(store, grown)
+        assert result.placed == 1
+        old = {k: xy for k, xy in zip(graph.keys, first.xy)}
+        index = {k: i for i, k in enumerate(grown.keys)}
+        assert all(np.allclose(result.xy[index[k]], old[k]) for k in graph.keys)
+        fresh, parent = result.xy[index["fresh"]], result.xy[index["item 0-0"]]
+        distances = np.linalg.norm(result.xy - fresh, axis=1)
+        assert np.linalg.norm(fresh - parent) < np.percentile(distances, 10)
+
+
+def test_a_new_separate_component_is_placed_beside_the_rest():
+    base = nx.path_graph(40)
+    g = arrays(nx.disjoint_union(base, nx.path_graph(5)))
+    known = np.full((g.size, 2), np.nan)
+    known[:40] = force_layout(arrays(base))
+    xy = layout.extend_layout(g, known)
+    assert np.array_equal(xy[:40], known[:40])
+    assert xy[40:, 0].min() > known[:40, 0].max()
+
+
+def test_communities_come_from_louvain_then_from_the_retrieval_tables(tmp_path):
+    with open_store(tmp_path) as store:
+        build_graph(store, star_corpus(4, 10))
+        graph = read_graph(store)
+        found = layout.communities(store, graph)
+        assert len(found.titles) >= 2 and (found.labels >= 0).all()
+        hub = graph.keys.index("hub 0")
+        leaf = graph.keys.index("item 0-3")
+        assert found.labels[hub] == found.labels[leaf]
+        assert np.array_equal(layout.communities(store, graph).labels, found.labels)  # cached
+
+        with store.transaction() as conn:
+            cid = conn.execute("INSERT INTO communities(signature, size, title, updated_at) "
+                               "VALUES ('s', 2, 'Hubs', 0)").lastrowid
+            conn.executemany("INSERT INTO community_members(community_id, key) VALUES (?, ?)",
+                             [(cid, "hub 0"), (cid, "hub 1")])
+        mapped = layout.communities(store, graph)
+        assert mapped.titles == ["Hubs"] and mapped.labels[hub] == 0 and mapped.labels[leaf] == -1
