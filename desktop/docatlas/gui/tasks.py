@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 
 from docatlas.core.errors import Cancelled, DocAtlasError
 
@@ -91,6 +91,12 @@ class _Worker(QObject):
         except BaseException as exc:  # everything ends as a signal, never on a console
             self.failed.emit(failure_of(self.name, exc))
         finally:
+            # Be destroyed by the GUI thread: PySide's destructor on this thread waits for
+            # the GIL while holding a Qt lock the GUI thread may be waiting on (a deadlock
+            # seen as a frozen window about one start in fifteen).
+            app = QCoreApplication.instance()
+            if app is not None:
+                self.moveToThread(app.thread())
             self.done.emit()
 
     def _pull(self, generator) -> object:
@@ -132,7 +138,6 @@ class BackgroundTask(QObject):
         # quit() is thread-safe: call it from the worker's thread, so that a GUI thread
         # blocked in wait() (shutdown) does not have to run an event loop for it.
         self._worker.done.connect(self._thread.quit, Qt.ConnectionType.DirectConnection)
-        self._thread.finished.connect(self._worker.deleteLater)
         self._thread.finished.connect(self._on_thread_finished)
 
     def start(self) -> BackgroundTask:
@@ -185,6 +190,7 @@ class BackgroundTask(QObject):
     @Slot()
     def _on_thread_finished(self) -> None:
         self._thread.wait()  # `finished` comes just before the thread ends; let it end
+        self._worker.deleteLater()
         self._done = True
         self.finished.emit()
 
