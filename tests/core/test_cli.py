@@ -13,6 +13,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from docatlas import __version__
 from docatlas.cli import main
 from docatlas.core.store import Store
 from fixtures.scripted_model import lightrag_responder
@@ -38,7 +39,7 @@ def test_version(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["--version"])
     assert exit_info.value.code == 0
-    assert "DocAtlas 0.1.0" in capsys.readouterr().out
+    assert f"DocAtlas {__version__}" in capsys.readouterr().out
 
 
 def test_ingest_status_export_delete(model, capsys, tmp_path):

@@ -11,18 +11,27 @@ import gc
 import logging
 import os
 import sys
+import time
+from importlib import resources
 from pathlib import Path
 from types import TracebackType
 
-from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import QEvent, QObject, QTimer, QtMsgType, qInstallMessageHandler
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox
 
+from docatlas import __version__
 from docatlas.core import paths
 from docatlas.core.errors import DocAtlasError
 from docatlas.gui.gui_state import GuiState, load_state
 from docatlas.gui.theme import apply_theme, follow_system
 
 log = logging.getLogger("docatlas.gui")
+
+ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
+# Smoke tests and bench/cold_start.py: close the window by itself this many ms after it opens.
+QUIT_AFTER_ENV = "DOCATLAS_QUIT_AFTER_MS"
+FIRST_PAINT_MESSAGE = "first window painted at epoch %.3f"
 
 _QT_LEVELS = {
     QtMsgType.QtDebugMsg: logging.DEBUG,
@@ -42,6 +51,43 @@ def choose_workspace(data_dir: str | None, state: GuiState) -> Path:
     if state.last_workspace and Path(state.last_workspace).is_dir():
         return Path(state.last_workspace)
     return paths.data_dir()
+
+
+def app_icon() -> QIcon:
+    """DocAtlas's icon at every size it ships (resources/icons/docatlas-<N>.png)."""
+    icon = QIcon()
+    folder = resources.files("docatlas") / "resources" / "icons"
+    for size in ICON_SIZES:
+        icon.addFile(str(folder / f"docatlas-{size}.png"))
+    return icon
+
+
+class _FirstPaint(QObject):
+    """Log the moment the window is first painted (bench/cold_start.py reads it), then go away."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            log.info(FIRST_PAINT_MESSAGE, time.time())
+            watched.removeEventFilter(self)
+        return False
+
+
+def quit_after_from_env(window: QMainWindow) -> int | None:
+    """Close `window` (which ends the app) after DOCATLAS_QUIT_AFTER_MS ms, when that is set;
+    the milliseconds, or None when it is not set or not a number."""
+    text = os.environ.get(QUIT_AFTER_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        delay = max(0, int(text))
+    except ValueError:
+        log.warning("ignoring %s=%r: not a whole number of milliseconds", QUIT_AFTER_ENV, text)
+        return None
+    log.info("closing by itself after %d ms (%s)", delay, QUIT_AFTER_ENV)
+    QTimer.singleShot(delay, window, window.close)
+    # closing waits for work in progress; do not wait for ever (the timer dies with the window)
+    QTimer.singleShot(delay + 20_000, window, QApplication.quit)
+    return delay
 
 
 def _log_qt_message(kind: QtMsgType, context: object, message: str) -> None:
@@ -90,6 +136,9 @@ def main(data_dir: str | None = None) -> int:
     app.setApplicationName("DocAtlas")
     app.setOrganizationName("DocAtlas")
     app.setApplicationDisplayName("DocAtlas")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("docatlas")  # the installed docatlas.desktop: its icon and name on Wayland
+    app.setWindowIcon(app_icon())
     state = load_state()
     apply_theme(app, state.theme)
     follow_system(app)
@@ -97,7 +146,10 @@ def main(data_dir: str | None = None) -> int:
     window = _open_window(folder, state)
     if window is None:
         return 1
+    first_paint = _FirstPaint(window)
+    window.installEventFilter(first_paint)
     window.show()
+    quit_after_from_env(window)
     settle_memory()
     log.info("window opened on %s", window.workspace.folder)
     code = app.exec()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu
 
+from docatlas.gui.dialogs.about import show_about
 from docatlas.gui.gui_state import THEMES
 
 if TYPE_CHECKING:
@@ -84,5 +85,6 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
                                   tip="Open the log with the full detail of every error")
     actions["open_log_folder"] = _action(help_menu, "Open Log &Folder", window.open_log_folder)
     help_menu.addSeparator()
-    actions["about"] = _action(help_menu, "&About DocAtlas", window.show_about)
+    actions["about"] = _action(help_menu, "&About DocAtlas", lambda: show_about(window, window.workspace.folder),
+                               tip="Version, folders, and the licences of the bundled components")
     return actions
