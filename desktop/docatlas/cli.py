@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from docatlas import __version__
-from docatlas.core import paths
+from docatlas.core import paths, prompt_store
+from docatlas.core.chunking import count_tokens
 from docatlas.core.config import Settings, load_settings
 from docatlas.core.errors import DocAtlasError
 from docatlas.core.extraction.rederive import rederive
@@ -25,7 +26,8 @@ from docatlas.core.extraction.summarize import ModelSummarizer
 from docatlas.core.graph import EXPORT_FORMATS, export
 from docatlas.core.llm import OllamaLLM
 from docatlas.core.pipeline import Progress, index, remove_document
-from docatlas.core.prompts import available_profiles
+from docatlas.core.prompt_import import import_file, read_prompt_file
+from docatlas.core.prompts import available_profiles, catalog, effective_text, prompt_keys, spec
 from docatlas.core.retrieval.answer import MODES, ask
 from docatlas.core.retrieval.context import page_label
 from docatlas.core.store import Store
@@ -90,7 +92,38 @@ def build_parser() -> argparse.ArgumentParser:
 
     status = sub.add_parser("status", help="documents, chunks and graph size")
     status.add_argument("--json", action="store_true", help="machine-readable output")
+    _prompts_parser(sub)
     return parser
+
+
+def _prompts_parser(sub: argparse._SubParsersAction) -> None:
+    prompts = sub.add_parser("prompts", help="the prompts DocAtlas sends: list, show, change, reset, share")
+    verbs = prompts.add_subparsers(dest="verb", metavar="ACTION", required=True)
+    listing = verbs.add_parser("list", help="every prompt, and whether this workspace changed it")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    show = verbs.add_parser("show", help="print a prompt (as used now, unless asked otherwise)")
+    show.add_argument("key", metavar="KEY", help="e.g. lightrag/extract, merge/summarize, query/answer "
+                                                "(or just extract: the profile in use)")
+    which = show.add_mutually_exclusive_group()
+    which.add_argument("--default", action="store_true", help="the default (what a reset gives)")
+    which.add_argument("--version", type=_positive, metavar="N", help="saved version N")
+    which.add_argument("--versions", action="store_true", help="list the saved versions with their notes")
+    which.add_argument("--diff", type=_positive, metavar="N", help="what changed from version N to the prompt now")
+    put = verbs.add_parser("set", help="change a prompt; the text comes from FILE, or stdin")
+    put.add_argument("key", metavar="KEY")
+    put.add_argument("file", nargs="?", default="-", metavar="FILE", help="a text file, or - for stdin")
+    put.add_argument("--note", default="", help="why it changed (kept with the version)")
+    reset = verbs.add_parser("reset", help="go back to the bundled default (kept as a version)")
+    reset.add_argument("key", metavar="KEY")
+    reset.add_argument("--note", default="")
+    imp = verbs.add_parser("import", help="read a prompt set, or a LightRAG/GraphRAG prompt file (never run)")
+    imp.add_argument("file", type=Path, metavar="FILE")
+    imp.add_argument("--profile", choices=available_profiles(), help="extraction profile for its extraction prompts")
+    imp.add_argument("--source", metavar="NAME", help="the dict to read when the file has several")
+    imp.add_argument("--dry-run", action="store_true", help="only say what would be imported")
+    exp = verbs.add_parser("export", help="write this workspace's prompts to one JSON file")
+    exp.add_argument("out", metavar="OUT", help="a .json file, or - for stdout")
+    verbs.add_parser("reextract", help="extract again the chunks built with older extraction prompts")
 
 
 def _positive(text: str) -> int:
@@ -277,7 +310,7 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
 def cmd_rebuild(args: argparse.Namespace, store: Store, settings: Settings) -> int:
     """Re-derive the whole graph from the stored records and cached replies."""
     llm = OllamaLLM(settings.ollama, cache=store) if args.summarize else ReplayLLM(settings.ollama, store)
-    summarize = ModelSummarizer(llm, settings.extraction,
+    summarize = ModelSummarizer(llm, settings.extraction, template=prompt_store.merge_template(store, "summarize"),
                                 parallel=settings.ollama.parallel if args.summarize else 1)
     try:
         report = rederive(store, settings, summarize=summarize, reparse=not args.keep_records)
@@ -304,7 +337,8 @@ def cmd_suggestions(args: argparse.Namespace, store: Store, settings: Settings) 
                 reject(store, suggestion.id)
                 print(f"Kept {suggestion.a_name} and {suggestion.b_name} apart.")
                 return 0
-            summarize = ModelSummarizer(ReplayLLM(settings.ollama, store), settings.extraction)
+            summarize = ModelSummarizer(ReplayLLM(settings.ollama, store), settings.extraction,
+                                        template=prompt_store.merge_template(store, "summarize"))
             survivor = accept(store, suggestion.id, summarize=summarize)
         except ValueError as exc:
             raise UserError(str(exc)) from exc
@@ -324,8 +358,166 @@ def cmd_suggestions(args: argparse.Namespace, store: Store, settings: Settings) 
     return 0
 
 
+def cmd_prompts(args: argparse.Namespace, store: Store, settings: Settings) -> int:
+    """List, show, change, reset, import and export the workspace's prompts."""
+    active = settings.extraction.profile
+    if args.verb == "list":
+        return _prompts_list(args, store, active)
+    if args.verb == "export":
+        text = json.dumps(prompt_store.export_set(store), indent=2, ensure_ascii=False) + "\n"
+        if args.out == "-":
+            sys.stdout.write(text)
+            return 0
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"Could not write {args.out} ({exc.strerror}); choose another place.") from exc
+        print(f"Wrote {len(prompt_store.overrides(store))} prompts to {args.out}.")
+        return 0
+    if args.verb == "import":
+        return _prompts_import(args, store, active)
+    if args.verb == "reextract":
+        return _prompts_reextract(store, settings)
+    key = _prompt_key(args.key, active)
+    if args.verb == "show":
+        return _prompts_show(args, store, key)
+    if args.verb == "reset":
+        done = prompt_store.reset_prompt(store, key, args.note)
+        print(f"{key} is back to its default." if done else f"{key} already was the default.")
+    else:
+        text = _read_text(args.file)
+        try:
+            version = prompt_store.save_prompt(store, key, text, args.note)
+        except prompt_store.PromptError as exc:
+            more = len(exc.problems) - 1
+            first = exc.problems[0].message.rstrip(".") if exc.problems else exc.message.rstrip(".")
+            raise UserError(f"{key} was not saved: {first}" +
+                            (f" (and {more} more problem{'s' if more > 1 else ''})." if more > 0 else ".")) from exc
+        print(f"Saved {key} as version {version.id}." if version else f"{key} did not change.")
+    _note_stale(store, active, key)
+    return 0
+
+
+def _prompt_key(name: str, profile: str) -> str:
+    """A full key from `lightrag/extract`, or a short name: `extract` (profile in use), `summarize`, `answer`."""
+    keys = prompt_keys()
+    for candidate in (name, f"{profile}/{name}", f"merge/{name}", f"query/{name}"):
+        if candidate in keys:
+            return candidate
+    try:
+        spec(name)
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    return name
+
+
+def _read_text(file: str) -> str:
+    try:
+        return sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+        raise UserError(f"{file} could not be read ({reason}); check the path and try again.") from exc
+
+
+def _prompts_list(args: argparse.Namespace, store: Store, active: str) -> int:
+    mine = prompt_store.overrides(store)
+    rows = []
+    for item in catalog():
+        text = effective_text(item.key, mine)
+        rows.append({"key": item.key, "title": item.title, "edited": item.key in mine,
+                     "versions": len(prompt_store.versions(store, item.key)), "tokens": count_tokens(text),
+                     "in_use": not item.extraction or item.group == active})
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    for row in rows:
+        state = "edited " if row["edited"] else "default"
+        history = f"{row['versions']} versions" if row["versions"] else ""
+        print(f"  {row['key']:<28} {state}  {row['tokens']:>5} tokens  {history}")
+    print(f"{len(mine)} of {len(rows)} prompts changed; extraction uses the {active} profile.")
+    _note_stale(store, active, None)
+    return 0
+
+
+def _prompts_show(args: argparse.Namespace, store: Store, key: str) -> int:
+    if args.versions:
+        found = prompt_store.versions(store, key)
+        for v in found:
+            print(f"  v{v.id}  {v.when}  {'[default] ' if v.is_reset else ''}{v.note}")
+        print(f"{len(found)} saved version{'' if len(found) == 1 else 's'} of {key}.")
+        return 0
+    current = prompt_store.effective(store, key)
+    if args.default:
+        text = prompt_store.default_for(store, key)
+    elif args.version or args.diff:
+        number = args.version or args.diff
+        chosen = next((v for v in prompt_store.versions(store, key) if v.id == number), None)
+        if chosen is None:
+            raise UserError(f"{key} has no version {number}; `docatlas prompts show {key} --versions` lists them.")
+        text = chosen.text if chosen.text is not None else spec(key).default_text()
+        if args.diff:
+            text = prompt_store.diff_texts(text, current, f"{key} v{number}", f"{key} now") or "No difference.\n"
+    else:
+        text = current
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _prompts_import(args: argparse.Namespace, store: Store, active: str) -> int:
+    try:
+        if args.dry_run:
+            report, saved = read_prompt_file(args.file, profile=args.profile, source=args.source), []
+        else:
+            report, saved = import_file(store, args.file, profile=args.profile, source=args.source)
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    print(report.text())
+    if not report.prompts:
+        raise UserError(f"Nothing in {args.file.name} could be used as a DocAtlas prompt; see the report above.")
+    if not args.dry_run:
+        print(f"Imported {len(saved)} prompts.")
+        if report.profile and report.profile != active:
+            print(f"note: extraction uses the {active} profile; the imported extraction prompts take effect "
+                  f"with `ingest --profile {report.profile}`.", file=sys.stderr)
+        _note_stale(store, active, None)
+    return 0
+
+
+def _note_stale(store: Store, profile: str, key: str | None) -> None:
+    """Say when the graph was extracted with other prompts than the profile's prompts now."""
+    if key is not None and not key.startswith(f"{profile}/"):
+        return
+    stale, finished = prompt_store.staleness(store, profile)
+    if stale:
+        print(f"note: {stale} of {finished} extracted chunks were built with other extraction prompts; "
+              "`docatlas prompts reextract` extracts them again (unchanged work comes from the cache).",
+              file=sys.stderr)
+
+
+def _prompts_reextract(store: Store, settings: Settings) -> int:
+    ids = prompt_store.stale_chunks(store, settings.extraction.profile)
+    if not ids:
+        print("Every extracted chunk was built with the extraction prompts in use; nothing to do.")
+        return 0
+    summarize = ModelSummarizer(lambda: OllamaLLM(settings.ollama, cache=store), settings.extraction,
+                                template=prompt_store.merge_template(store, "summarize"))
+    prompt_store.requeue_chunks(store, ids, summarize)
+    bar = ProgressLine(sys.stderr)
+    last: Progress | None = None
+    run = index(store, [], settings)
+    try:
+        for last in run:
+            bar.show(last)
+    finally:
+        run.close()
+        bar.finish()
+    done = last.chunks_done if last is not None else 0
+    print(f"Extracted {done} of {len(ids)} chunks again with the prompts in use.")
+    return 0 if done == len(ids) else 1
+
+
 COMMANDS = {"ingest": cmd_ingest, "export": cmd_export, "delete": cmd_delete, "query": cmd_query,
-            "status": cmd_status, "rebuild": cmd_rebuild, "suggestions": cmd_suggestions}
+            "status": cmd_status, "rebuild": cmd_rebuild, "suggestions": cmd_suggestions, "prompts": cmd_prompts}
 
 
 class ProgressLine:

@@ -28,7 +28,7 @@ from docatlas.core.extraction.extract import ChunkExtraction, extract_chunk
 from docatlas.core.extraction.merge import Summarizer, entity_key, rebuild
 from docatlas.core.extraction.summarize import ModelSummarizer
 from docatlas.core.llm import LLM, OllamaLLM
-from docatlas.core.prompts import load_profile
+from docatlas.core.prompt_store import extraction_profile, merge_template
 from docatlas.core.retrieval.communities import refresh_communities
 from docatlas.core.retrieval.embed import embed_pending
 from docatlas.core.store import ChunkRow, NewChunk, Store
@@ -82,7 +82,8 @@ def index(
 
     # Long merged descriptions are summarised by the model (cached); the client opens on first use.
     summarize = ModelSummarizer(lambda: llm or OllamaLLM(settings.ollama, cache=store), settings.extraction,
-                                cancel=cancel, parallel=settings.ollama.parallel)
+                                template=merge_template(store, "summarize"), cancel=cancel,
+                                parallel=settings.ollama.parallel)
     if store.get_meta("graph_dirty") == "1":  # an earlier run stopped before merging
         rebuild(store, summarize=summarize)
     touched: set[str] = set()
@@ -186,7 +187,7 @@ def _extract_all(
     cancel: threading.Event, touched: set[str],
 ) -> Iterator[dict]:
     """Run extraction over `work` with at most `parallel` calls in flight; store each result."""
-    profile = load_profile(settings.extraction.profile)
+    profile = extraction_profile(store, settings.extraction.profile)  # the user's prompts; stamps the chunks
     parallel = max(1, settings.ollama.parallel)
     remaining = {c.document_id: 0 for c in work}
     for c in work:

@@ -25,7 +25,7 @@ from docatlas.core.extraction.records import EntityRecord, RelationRecord
 from docatlas.core.extraction.schema import MERGE_SCHEMA
 from docatlas.core.retrieval.schema import RETRIEVAL_SCHEMA
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Each migration takes the schema from version i to i + 1.
 _MIGRATIONS: list[str] = [
@@ -109,6 +109,32 @@ _MIGRATIONS: list[str] = [
     RETRIEVAL_SCHEMA,
     # 3: merge suggestions and accepted aliases; see docatlas.core.extraction.schema.
     MERGE_SCHEMA,
+    # 4: the user's prompts (overrides, and every saved version with its note), and the
+    # fingerprint of the extraction prompts each chunk was finished with: the pipeline puts
+    # it in meta (`prompt_hash:<profile>`) and the trigger stamps it on the chunk in the same
+    # transaction that finishes it. See docatlas.core.prompt_store.
+    """
+    CREATE TABLE prompt_versions (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL,
+        text TEXT,
+        note TEXT NOT NULL DEFAULT '',
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX prompt_versions_key ON prompt_versions(key, id);
+    CREATE TABLE prompt_overrides (
+        key TEXT PRIMARY KEY,
+        text TEXT NOT NULL,
+        version_id INTEGER REFERENCES prompt_versions(id),
+        updated_at REAL NOT NULL
+    );
+    ALTER TABLE chunks ADD COLUMN prompt_hash TEXT;
+    CREATE TRIGGER chunks_stamp_prompts AFTER UPDATE OF status ON chunks
+    WHEN NEW.status IN ('done', 'empty') BEGIN
+        UPDATE chunks SET prompt_hash = (SELECT value FROM meta WHERE key = 'prompt_hash:' || COALESCE(NEW.profile, ''))
+        WHERE id = NEW.id;
+    END;
+    """,
 ]
 
 

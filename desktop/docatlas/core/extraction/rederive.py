@@ -23,7 +23,8 @@ from docatlas.core.config import Settings
 from docatlas.core.extraction.extract import extract_chunk
 from docatlas.core.extraction.merge import Summarizer, aliases, entity_key, rebuild
 from docatlas.core.extraction.replay import NotCached, ReplayLLM
-from docatlas.core.prompts import Profile, load_profile
+from docatlas.core.prompt_store import extraction_profile
+from docatlas.core.prompts import Profile
 from docatlas.core.store import Store
 
 REPLAY_ROUNDS = 16  # gleaning rounds a replay may follow (each one only if it is cached)
@@ -65,7 +66,7 @@ def reparse_chunks(store: Store, settings: Settings, report: RederiveReport | No
     rows = store.query("SELECT id, text, profile, model FROM chunks WHERE status IN ('done', 'empty') ORDER BY id")
     for row in rows:
         report.chunks += 1
-        profile = _profile(profiles, row["profile"] or settings.extraction.profile)
+        profile = _profile(store, profiles, row["profile"] or settings.extraction.profile)
         if profile is None:
             report.kept += 1
             continue
@@ -116,10 +117,11 @@ def rekey(store: Store) -> int:
     return len(entity_updates) + len(relation_updates)
 
 
-def _profile(cache: dict[str, Profile | None], name: str) -> Profile | None:
+def _profile(store: Store, cache: dict[str, Profile | None], name: str) -> Profile | None:
+    """The profile with the workspace's prompts (a replay matches replies to the prompts in use)."""
     if name not in cache:
         try:
-            cache[name] = load_profile(name)
+            cache[name] = extraction_profile(store, name)
         except ValueError:
             cache[name] = None  # a profile this version no longer ships
     return cache[name]

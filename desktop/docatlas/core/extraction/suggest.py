@@ -18,7 +18,8 @@ from docatlas.core.extraction.extract import yes_or_no
 from docatlas.core.extraction.merge import Summarizer, entity_key, rebuild
 from docatlas.core.extraction.similarity import MIN_SCORE, Named, find_duplicates
 from docatlas.core.llm import LLM
-from docatlas.core.prompts import merge_prompt, render
+from docatlas.core.prompt_store import merge_template
+from docatlas.core.prompts import render
 from docatlas.core.store import Store
 
 CHECK_TOKENS = 8
@@ -144,7 +145,7 @@ def confirm_with_model(store: Store, llm: LLM, *, limit: int | None = None,
 
     An unclear answer leaves the suggestion open. Returns counts of each outcome."""
     counts = {"accepted": 0, "rejected": 0, "unclear": 0}
-    template = merge_prompt("same_entity")
+    template = merge_template(store, "same_entity")  # the workspace's own, if the user changed it
     for suggestion in list_suggestions(store)[:limit]:
         if cancel is not None and cancel.is_set():
             break

@@ -16,6 +16,7 @@ from docatlas.core.chunking import count_tokens
 from docatlas.core.config import Settings
 from docatlas.core.errors import Cancelled, DocAtlasError, LLMError
 from docatlas.core.llm import LLM, STOPPED
+from docatlas.core.prompt_store import prompts_fingerprint, query_prompts
 from docatlas.core.retrieval.budget import context_window, free_room, reply_room
 from docatlas.core.retrieval.cache import answer_key, get_answer, knowledge_version, put_answer
 from docatlas.core.retrieval.context import ChunkItem, Context, build_context, fill_budget, render
@@ -76,9 +77,18 @@ class Answer:
         )
 
 
-def answer_messages(context: str, history: Sequence[dict], question: str, response_type: str) -> list[dict]:
-    """The chat messages of the answer call: instructions with the context, history, the question."""
-    system = fill("answer", context=context or "(nothing)", response_type=response_type)
+def answer_messages(context: str, history: Sequence[dict], question: str, response_type: str,
+                    template: str | None = None) -> list[dict]:
+    """The chat messages of the answer call: instructions with the context, history, the question.
+
+    `template` is the workspace's answer prompt for the mode (the bundled one when None). A
+    template that places `{history}` itself gets the history as text instead of as messages.
+    """
+    values = {"context": context or "(nothing)", "response_type": response_type}
+    if template is not None and "{history}" in template:
+        values["history"] = history_text(history) or "(none)"
+        history = ()
+    system = fill("answer", {"answer": template} if template is not None else None, **values)
     return [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
 
 
@@ -107,7 +117,8 @@ def ask(
     if not question:
         raise QueryError("The question is empty; type a question and ask again.")
     turns = recent_history(history, q.history_turns, q.history_budget)
-    version = knowledge_version(store)
+    prompts = query_prompts(store)  # the workspace's own prompts; a change to one is a new cache version
+    version = f"{knowledge_version(store)}.{prompts_fingerprint(store)}"
     key = answer_key(question, mode, turns, settings, llm.model, version)
     hit = get_answer(store, key)
     if hit is not None:
@@ -119,7 +130,10 @@ def ask(
     _check(cancel)
     window = context_window(llm, settings)
     reply_tokens = reply_room(window, q)
-    room = free_room(window, answer_messages("", turns, question, q.response_type), reply_tokens)
+    # Room for the context under the answer prompt(s) this question may end up with (community may fall
+    # back to global).
+    room = min(free_room(window, answer_messages("", turns, question, q.response_type, prompts[f"answer_{m}"]),
+                         reply_tokens) for m in ({mode, "global"} if mode == "community" else {mode}))
     warnings: list[str] = []
     keywords: Keywords | None = None
     used_mode = mode
@@ -134,7 +148,7 @@ def ask(
                             "they are written after the next ingestion.")
     if context is None:
         if used_mode != "naive":
-            keywords = extract_keywords(llm, question, history_text(turns), cancel)
+            keywords = extract_keywords(llm, question, history_text(turns), cancel, prompts["keywords"])
         _check(cancel)
         vecs, found_warnings = question_vectors(store, llm, settings.ollama.embed_model, used_mode,
                                                 question, keywords)
@@ -147,7 +161,7 @@ def ask(
         if on_token is not None:
             on_token(text)
     else:
-        messages = answer_messages(context.text, turns, question, q.response_type)
+        messages = answer_messages(context.text, turns, question, q.response_type, prompts[f"answer_{used_mode}"])
         text = _generate(llm, messages, reply_tokens, on_token, cancel)
     references = build_references(store, context, text, max(q.chunk_top_k, len(context.chunks)))
     answer = Answer(question, text, used_mode, context, references, keywords, False, tuple(warnings))

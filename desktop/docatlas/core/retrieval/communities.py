@@ -22,6 +22,7 @@ from docatlas.core.chunking import count_tokens
 from docatlas.core.config import Settings
 from docatlas.core.errors import Cancelled, LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
 from docatlas.core.llm import LLM
+from docatlas.core.prompt_store import query_prompts
 from docatlas.core.retrieval.budget import truncate
 from docatlas.core.retrieval.jsonreply import parse_json_object, string_list
 from docatlas.core.retrieval.templates import fill
@@ -142,7 +143,7 @@ def report_prompt(store: Store, community_id: int, settings: Settings) -> str:
     relation_lines = _within([f"- {r['s'] or r['source_key']} -- {r['t'] or r['target_key']} "
                               f"({r['keywords']}): {' '.join(r['description'].split())}" for r in relations],
                              budget // 2)
-    return fill("community_report", entities="\n".join(entity_lines) or "(none)",
+    return fill("community_report", query_prompts(store), entities="\n".join(entity_lines) or "(none)",
                 relations="\n".join(relation_lines) or "(none)", language=settings.extraction.language)
 
 

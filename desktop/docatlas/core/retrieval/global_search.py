@@ -18,6 +18,7 @@ from docatlas.core.chunking import count_tokens
 from docatlas.core.config import Settings
 from docatlas.core.errors import Cancelled, LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
 from docatlas.core.llm import LLM
+from docatlas.core.prompt_store import query_prompts
 from docatlas.core.retrieval import vectors
 from docatlas.core.retrieval.budget import free_room, truncate
 from docatlas.core.retrieval.context import ChunkItem, PointItem, ReportItem, load_chunks
@@ -90,7 +91,9 @@ def map_reports(store: Store, llm: LLM, question: str, rows: list[dict], setting
     """Ask the model, batch by batch, for the points of the reports that help answer the question."""
     reports = tuple(ReportItem(f"K{i}", r["id"], r["title"], r["summary"], r["rating"], _members(store, r["id"]))
                     for i, r in enumerate(rows, 1))
-    room = free_room(window, [{"role": "user", "content": fill("community_map", question=question, reports="")}],
+    prompts = query_prompts(store)  # the workspace's own map prompt, if the user changed it
+    room = free_room(window, [{"role": "user", "content": fill("community_map", prompts, question=question,
+                                                               reports="")}],
                      MAP_REPLY)
     texts = [report_text(rep.label, row, max(100, room // 2)) for rep, row in zip(reports, rows)]
     batches: list[list[str]] = [[]]
@@ -107,7 +110,7 @@ def map_reports(store: Store, llm: LLM, question: str, rows: list[dict], setting
     for batch in batches:
         if not batch:
             continue
-        prompt = fill("community_map", question=question, reports="\n\n".join(batch))
+        prompt = fill("community_map", prompts, question=question, reports="\n\n".join(batch))
         try:
             reply = llm.chat([{"role": "user", "content": prompt}], format=MAP_SCHEMA, num_predict=MAP_REPLY,
                              cancel=cancel)

@@ -91,13 +91,15 @@ def parse_keywords(reply: str) -> Keywords | None:
 
 
 def extract_keywords(llm: LLM, question: str, history: str = "",
-                     cancel: threading.Event | None = None) -> Keywords:
-    """Ask the model for keywords; fall back to the question's words when it gives none.
+                     cancel: threading.Event | None = None, template: str | None = None) -> Keywords:
+    """Ask the model for keywords (with the workspace's `template`, else the bundled prompt);
+    fall back to the question's words when it gives none.
 
     Raises the errors that would stop the answer anyway (Ollama down or slow, the model
     missing, the user stopping); any other model failure falls back quietly.
     """
-    prompt = fill("keywords", question=question.strip(), history=history.strip() or "(none)")
+    prompt = fill("keywords", {"keywords": template} if template is not None else None,
+                  question=question.strip(), history=history.strip() or "(none)")
     try:
         reply = llm.chat([{"role": "user", "content": prompt}], format=KEYWORD_SCHEMA,
                          num_predict=256, cancel=cancel)

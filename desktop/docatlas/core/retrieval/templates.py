@@ -1,8 +1,13 @@
-"""The query prompts (`resources/prompts/query/*.txt`): loaded once, filled by placeholder."""
+"""The query prompts: the bundled `resources/prompts/query/*.txt`, or the workspace's own.
+
+`fill(name, **values)` renders the bundled text; given `prompts` (the workspace's texts,
+from `docatlas.core.prompt_store.query_prompts`), it renders the user's text instead.
+"""
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 
 from docatlas.core.prompts import prompts_root, render
 
@@ -17,6 +22,7 @@ def template(name: str) -> str:
     return (prompts_root() / "query" / f"{name}.txt").read_text(encoding="utf-8")
 
 
-def fill(name: str, **values: str) -> str:
-    """Render a query prompt with its placeholders filled."""
-    return render(template(name), values)
+def fill(name: str, prompts: Mapping[str, str] | None = None, **values: str) -> str:
+    """Render a query prompt (the workspace's text when `prompts` holds it) with its placeholders filled."""
+    text = prompts[name] if prompts is not None and name in prompts else template(name)
+    return render(text, values)

@@ -1,0 +1,350 @@
+"""The Prompts tab: every prompt DocAtlas sends, grouped, with the editor beside the list.
+
+The panel reads the workspace through the GUI thread's connection and writes (saves,
+resets, imports, sending chunks back for extraction) through background jobs with their
+own connection. When the extraction prompts in use differ from those the graph was built
+with, a banner says so and offers to extract those chunks again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from docatlas.core import prompt_store
+from docatlas.core.config import Settings
+from docatlas.core.prompts import available_profiles, catalog, load_profile, spec
+from docatlas.core.store import Store
+from docatlas.gui.dialogs.interaction import Interaction
+from docatlas.gui.ingestion import IngestionController
+from docatlas.gui.prompts.dialogs import PromptFiles
+from docatlas.gui.prompts.editor import Budget, PromptEditor, PromptState
+from docatlas.gui.prompts.jobs import TrialRun, context_job, trial_job, write_job
+from docatlas.gui.prompts.sets import PromptSets
+from docatlas.gui.tasks import BackgroundTask, Job, TaskFailure, TaskRunner
+from docatlas.gui.workspace import Workspace
+
+KEY_ROLE = Qt.ItemDataRole.UserRole
+MAX_CHUNKS = 2000  # chunks offered for trying (in document order)
+REPLY_ROOM = {"same_entity": 8, "keywords": 256, "community_report": 1024, "community_map": 1024}
+
+
+class PromptsPanel(QWidget):
+    """The prompt editor tab of one workspace."""
+
+    message = Signal(str)  # a sentence for the status bar
+    changed = Signal()  # a save, reset or import reached the store, and the tab shows it
+    trial_finished = Signal()  # a try on a chunk ended (done, stopped or failed)
+
+    def __init__(self, tasks: TaskRunner, workspace: Workspace, settings: Callable[[], Settings],
+                 interaction: Interaction, ingestion: IngestionController, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.tasks = tasks
+        self.workspace = workspace
+        self.settings = settings
+        self.interaction = interaction
+        self.ingestion = ingestion
+        self.files = PromptFiles(self)
+        self.sets = PromptSets(self)
+        self.write_task: BackgroundTask | None = None
+        self.trial_task: BackgroundTask | None = None
+        self.context_task: BackgroundTask | None = None
+        self.trial_runs: list[TrialRun] = []
+        self.context_length: int | None = None
+        self._context_model = ""
+        self._build()
+        self.editor.save_requested.connect(self.save)
+        self.editor.reset_requested.connect(self.reset)
+        self.editor.draft_changed.connect(lambda _key: self._label_items())
+        self.editor.trial.run_button.clicked.connect(self.start_trial)
+        self.editor.trial.stop_button.clicked.connect(self.stop_trial)
+        self.editor.trial.chunk_changed.connect(self._update_budget)
+        ingestion.documents_changed.connect(self.refresh_workspace)
+        self.show_profile()
+        self._label_items()
+        self.refresh_workspace()
+        self.select(f"{self.settings().extraction.profile}/extract")
+
+    # -- layout ------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.tree = QTreeWidget()
+        self.tree.setHeaderHidden(True)
+        self.tree.currentItemChanged.connect(lambda item, _old: self._show(item))
+        self._items: dict[str, QTreeWidgetItem] = {}
+        groups: dict[str, QTreeWidgetItem] = {}
+        for item in catalog():
+            group = groups.get(item.group)
+            if group is None:
+                group = groups[item.group] = QTreeWidgetItem(self.tree, [_group_title(item.group)])
+                group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            child = QTreeWidgetItem(group, [item.title])
+            child.setData(0, KEY_ROLE, item.key)
+            child.setToolTip(0, f"{item.key}: {item.purpose}")
+            self._items[item.key] = child
+        self._groups = groups
+        self.import_button = QPushButton("Import…")
+        self.import_button.setToolTip("A prompt set exported by DocAtlas, or a LightRAG or GraphRAG prompt file "
+                                      "(read, never run)")
+        self.import_button.clicked.connect(lambda: self.sets.import_prompts())
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Write this workspace's prompts to one JSON file")
+        self.export_button.clicked.connect(lambda: self.sets.export_prompts())
+        self.profile_combo = QComboBox()
+        for name in available_profiles():
+            self.profile_combo.addItem(name, name)
+            self.profile_combo.setItemData(self.profile_combo.count() - 1, load_profile(name).description,
+                                           Qt.ItemDataRole.ToolTipRole)
+        self.profile_combo.activated.connect(lambda index: self.sets.use_profile(self.profile_combo.itemData(index)))
+        self.stale_banner = QFrame(frameShape=QFrame.Shape.StyledPanel)
+        self.stale_label = QLabel(wordWrap=True)
+        self.reextract_button = QPushButton("Extract Again…")
+        self.reextract_button.clicked.connect(lambda: self.sets.extract_again())
+        banner = QHBoxLayout(self.stale_banner)
+        banner.addWidget(self.stale_label, 1)
+        banner.addWidget(self.reextract_button)
+        self.stale_banner.hide()
+        self.editor = PromptEditor()
+
+        left = QWidget()
+        column = QVBoxLayout(left)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.tree, 1)
+        row = QHBoxLayout()
+        row.addWidget(self.import_button)
+        row.addWidget(self.export_button)
+        column.addLayout(row)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        scroll = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
+        scroll.setWidget(self.editor)  # the window may be smaller than everything the editor shows
+        split.addWidget(scroll)
+        split.setStretchFactor(1, 3)
+        split.setSizes([280, 900])
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Extraction profile in use:"))
+        top.addWidget(self.profile_combo)
+        top.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.stale_banner)
+        layout.addWidget(split, 1)
+
+    # -- reading the store ---------------------------------------------------------------
+    def state_of(self, key: str) -> PromptState:
+        """What the workspace holds for one prompt."""
+        store = self.workspace.store
+        mine = prompt_store.overrides(store)
+        return PromptState(spec(key), prompt_store.effective(store, key), prompt_store.default_for(store, key),
+                           key in mine, prompt_store.versions(store, key))
+
+    def select(self, key: str) -> None:
+        """Show one prompt."""
+        self.tree.setCurrentItem(self._items[key])
+
+    def refresh(self) -> None:
+        """Read the prompts again (after a write) and show the current one anew."""
+        self.show_profile()
+        self._label_items()
+        if self.editor.key:
+            self.editor.show_prompt(self.state_of(self.editor.key))
+        self._update_stale()
+
+    def refresh_workspace(self) -> None:
+        """Documents changed: the chunks to try on, and whether the graph is older than the prompts."""
+        if not self.workspace.is_open:
+            return
+        rows = self.workspace.store.query(
+            "SELECT c.id, c.idx, c.tokens, d.title FROM chunks c JOIN documents d ON d.id = c.document_id "
+            "ORDER BY d.id, c.idx LIMIT ?", (MAX_CHUNKS,))
+        self.editor.trial.set_chunks([(r["id"], f"{r['title']} · chunk {r['idx'] + 1} ({r['tokens']} tokens)")
+                                      for r in rows])
+        if self.editor.state is not None:
+            self.editor.trial.set_usable(self.editor.state.spec.extraction, bool(rows))
+        self._update_stale()
+        self._update_budget()
+
+    def show_profile(self) -> None:
+        """Show the extraction profile the settings name."""
+        self.profile_combo.setCurrentIndex(self.profile_combo.findData(self.settings().extraction.profile))
+
+    def _label_items(self) -> None:
+        mine = prompt_store.overrides(self.workspace.store)
+        active = self.settings().extraction.profile
+        for key, item in self._items.items():
+            edited = key in mine
+            draft = key in self.editor.drafts
+            item.setText(0, spec(key).title + (" — yours" if edited else "") + (" •" if draft else ""))
+            font = item.font(0)
+            font.setWeight(QFont.Weight.Bold if edited else QFont.Weight.Normal)
+            item.setFont(0, font)
+        for name, group in self._groups.items():
+            group.setText(0, _group_title(name) + (" (in use)" if name == active else ""))
+            group.setExpanded(name == active or name not in available_profiles())
+
+    def _show(self, item: QTreeWidgetItem | None) -> None:
+        key = item.data(0, KEY_ROLE) if item is not None else None
+        if key:
+            self.editor.show_prompt(self.state_of(key))
+            self._update_budget()
+
+    def _update_stale(self) -> None:
+        profile = self.settings().extraction.profile
+        stale, finished = prompt_store.staleness(self.workspace.store, profile)
+        self.stale_banner.setVisible(stale > 0)
+        self.stale_label.setText(
+            f"{stale} of {finished} extracted chunks were built with other extraction prompts than the "
+            f"{profile} prompts in use now. Extract them again to bring the graph up to date; replies to "
+            "prompts that did not change come from the cache." if stale else "")
+
+    def _update_budget(self) -> None:
+        settings = self.settings()
+        chunk_id = self.editor.trial.chunk_id()
+        rows = self.workspace.store.query("SELECT text FROM chunks WHERE id = ?", (chunk_id,)) \
+            if chunk_id is not None and self.workspace.is_open else []
+        key = self.editor.key
+        name = spec(key).name if key else ""
+        reply = (settings.ollama.num_predict if not key or spec(key).extraction else
+                 settings.query.answer_tokens if name.startswith("answer") else
+                 settings.extraction.summary_max_tokens if name == "summarize" else REPLY_ROOM.get(name, 1024))
+        self.editor.set_budget(Budget(
+            context=self.context_length, model=settings.ollama.model, reply=reply,
+            sample=rows[0]["text"] if rows else prompt_store.sample_passage(settings.chunking.chunk_tokens),
+            sample_source=self.editor.trial.chunk_combo.currentText().split(" (")[0] if rows
+            else f"a made-up passage of {settings.chunking.chunk_tokens} tokens (a full chunk)",
+            values=lambda k, sample: prompt_store.sample_values(self.workspace.store, k, sample, settings)))
+
+    # -- writing -------------------------------------------------------------------------
+    def save(self, key: str, text: str, note: str) -> None:
+        """Save the editor's text as a new version of `key` (in the background)."""
+        def done(version: object) -> None:
+            self.editor.saved(key, text)
+            self.message.emit(f"Saved {spec(key).title} ({key})." if version else f"{key} did not change.")
+        self.write("Saving the prompt", self.store_job(lambda store: prompt_store.save_prompt(store, key, text, note)),
+                    done)
+
+    def reset(self, key: str) -> None:
+        """Go back to the default of `key` (the reset is kept as a version)."""
+        def done(_result: object) -> None:
+            self.editor.drafts.pop(key, None)
+            self.message.emit(f"{spec(key).title} is back to its default.")
+        self.write("Resetting the prompt", self.store_job(lambda store: prompt_store.reset_prompt(store, key)), done)
+
+    def store_job(self, work: Callable[[Store], object]) -> Job:
+        """A job running `work` on a store of its own."""
+        return write_job(self.workspace.db_path, work)
+
+    def write(self, what: str, job: Job, done: Callable[[object], None]) -> None:
+        """Run a job that writes (one at a time); the tab is read again when it ends."""
+        if self.write_task is not None:
+            self.message.emit("Wait a moment: the last change is still being saved.")
+            return
+        self.editor.save_button.setEnabled(False)
+
+        def finished() -> None:
+            self.write_task = None
+            self.refresh()
+            self.changed.emit()
+
+        self.write_task = self.tasks.run(what, job, on_success=done,
+                                         on_failure=self._failed, on_finished=finished)
+
+    def _failed(self, failure: TaskFailure) -> None:
+        self.message.emit(failure.message)
+        if isinstance(failure.error, prompt_store.PromptError):
+            self.editor.problems_label.setText(failure.message)
+            self.editor.problems_label.show()
+
+    # -- trying on a chunk -----------------------------------------------------------------
+    def start_trial(self) -> None:
+        """Try the editor's text (and the comparison chosen) on the chunk chosen."""
+        trial, state = self.editor.trial, self.editor.state
+        chunk_id = trial.chunk_id()
+        if state is None or chunk_id is None or self.trial_task is not None:
+            return
+        if self.editor.problems:
+            self.message.emit("Fix the problems of the prompt before trying it: " + self.editor.problems[0].message)
+            return
+        rows = self.workspace.store.query("SELECT text FROM chunks WHERE id = ?", (chunk_id,))
+        if not rows:
+            return
+        variants = [("This text", self.editor.text())]
+        if trial.comparison() is not None:
+            variants.append(trial.comparison())  # type: ignore[arg-type]
+        self.trial_runs = []
+        trial.set_running(True, comparing=len(variants) > 1)
+        job = trial_job(self.workspace.db_path, self.settings(), state.spec.key, variants, rows[0]["text"],
+                        use_cache=not trial.fresh_check.isChecked())
+        self.trial_task = self.tasks.run("Trying the prompt", job, on_progress=self._on_trial_run,
+                                         on_failure=self._on_trial_failed, on_finished=self._trial_done)
+
+    def stop_trial(self) -> None:
+        """Stop the try in progress."""
+        if self.trial_task is not None:
+            self.trial_task.cancel()
+
+    def _on_trial_run(self, run: object) -> None:
+        if isinstance(run, TrialRun):
+            self.editor.trial.show_run(len(self.trial_runs), run)
+            self.trial_runs.append(run)
+
+    def _on_trial_failed(self, failure: TaskFailure) -> None:
+        self.editor.trial.status_label.setText(failure.message)
+        if not failure.cancelled:
+            self.message.emit(failure.message)
+
+    def _trial_done(self) -> None:
+        self.trial_task = None
+        trial = self.editor.trial
+        trial.set_running(False)
+        if self.trial_runs and not trial.status_label.text().startswith("The run"):
+            trial.status_label.setText("Done; nothing was added to the graph.")
+        self.trial_finished.emit()
+
+    # -- the model's context length ---------------------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:
+        """Ask the model for its context length when the tab is first shown (or the model changed)."""
+        super().showEvent(event)
+        self.check_context()
+
+    def check_context(self) -> None:
+        """Find out in the background how many tokens the current model reads."""
+        settings = self.settings()
+        if self.context_task is not None or self._context_model == settings.ollama.model:
+            return
+        self._context_model = settings.ollama.model
+
+        def known(length: object) -> None:
+            self.context_length = int(length)  # type: ignore[call-overload]
+            self._update_budget()
+
+        def unknown(failure: TaskFailure) -> None:
+            self._context_model = ""  # ask again next time
+            self.editor.tokens_label.setToolTip(failure.message)
+
+        def ended() -> None:
+            self.context_task = None
+        self.context_task = self.tasks.run("Reading the model's context length", context_job(settings),
+                                           on_success=known, on_failure=unknown, on_finished=ended)
+
+    def shutdown(self) -> None:
+        """Stop a try in progress (the window is closing or switching workspaces)."""
+        self.stop_trial()
+
+
+def _group_title(group: str) -> str:
+    return {"merge": "Merging", "query": "Questions"}.get(group, f"Extraction: {group}")
