@@ -34,7 +34,10 @@ def test_added_documents_are_extracted_with_progress(qtbot, make_window, corpus,
     assert panel.overall_bar.value() == panel.overall_bar.maximum()
     assert "Done: 3 documents" in panel.notice.text()
     assert "3 documents" in window.work_label.text()
-    assert "entities" in window.graph_tab.detail.text()
+    window.tabs.setCurrentWidget(window.graph_tab)  # the graph tab shows what the run found
+    entities = window.workspace.store.counts()["entities"]
+    qtbot.waitUntil(lambda: getattr(window.graph_tab, "model", None) is not None
+                    and len(window.graph_tab.model.index) == entities > 0, timeout=15000)
     assert any(r["path"] == "/api/embed" for r in server.requests)  # embedded for search afterwards
 
 

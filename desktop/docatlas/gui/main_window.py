@@ -14,24 +14,24 @@ from PySide6.QtCore import QByteArray, Qt, QTimer, QUrl
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QProgressBar, QTabWidget
 
-from docatlas import __version__
 from docatlas.core import paths
 from docatlas.core.config import Settings, load_settings
 from docatlas.core.errors import DocAtlasError
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.dialogs.ollama_setup import OllamaSetupDialog
 from docatlas.gui.formatting import duration
+from docatlas.gui.graph import GraphExplorer
 from docatlas.gui.gui_state import GuiState, load_state, save_state
 from docatlas.gui.ingestion import IngestionController, describe_step
 from docatlas.gui.jobs import probe_job
 from docatlas.gui.menus import build_menus
 from docatlas.gui.ollama_admin import OllamaProbe
+from docatlas.gui.prompts.panel import PromptsPanel
 from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
 from docatlas.gui.theme import apply_theme
 from docatlas.gui.views.chat_panel import ChatPanel
 from docatlas.gui.views.documents_panel import DocumentsPanel
 from docatlas.gui.views.ollama_status import OllamaStatusButton
-from docatlas.gui.views.placeholders import GraphPlaceholder, PromptsPlaceholder
 from docatlas.gui.workspace import Workspace
 
 log = logging.getLogger("docatlas.gui.window")
@@ -60,8 +60,8 @@ class MainWindow(QMainWindow):
         self.resize(1280, 800)
 
         self.tabs = QTabWidget()
-        self.graph_tab = GraphPlaceholder()
-        self.prompts_tab = PromptsPlaceholder()
+        self.graph_tab: GraphExplorer | None = None  # one per workspace, made with it
+        self.prompts_tab: PromptsPanel | None = None  # one per workspace, made with it
         self.setCentralWidget(self.tabs)
         self.chat_dock = QDockWidget("Chat", self)
         self.chat_dock.setObjectName("chat_dock")
@@ -100,6 +100,14 @@ class MainWindow(QMainWindow):
         self.ingestion = IngestionController(self.tasks, self.workspace, lambda: self.settings, self)
         self.documents_panel = DocumentsPanel(self.ingestion, self.interaction)
         self.chat_panel = ChatPanel(self.tasks, self.workspace, lambda: self.settings, self.interaction)
+        old_prompts, old_graph = self.prompts_tab, self.graph_tab
+        self.graph_tab = GraphExplorer(self.workspace.store)
+        self.graph_tab.open_passage.connect(lambda _document, chunk: self.show_passage(chunk))
+        self.graph_tab.failed.connect(self.show_error)
+        self.prompts_tab = PromptsPanel(self.tasks, self.workspace, lambda: self.settings, self.interaction,
+                                        self.ingestion)
+        self.prompts_tab.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
+        self.prompts_tab.sets.settings_saved.connect(self._profile_chosen)
         if self.state.chat_mode:
             self.chat_panel.set_mode(self.state.chat_mode)
         current = self.tabs.currentIndex()
@@ -108,13 +116,17 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.graph_tab, "Graph")
         self.tabs.addTab(self.prompts_tab, "Prompts")
         self.tabs.setCurrentIndex(max(0, current))
+        for old_tab in (old_prompts, old_graph):
+            if old_tab is not None:
+                old_tab.shutdown()
+                old_tab.deleteLater()
         old = self.chat_dock.widget()
         self.chat_dock.setWidget(self.chat_panel)
         if old is not None:
             old.deleteLater()
         self.ingestion.progressed.connect(self._show_work)
         self.ingestion.state_changed.connect(self._show_idle)
-        self.ingestion.documents_changed.connect(self.refresh_graph_counts)
+        self.ingestion.documents_changed.connect(self.graph_tab.reload)
         self.ingestion.failed.connect(self._on_run_failed)
         self.ingestion.finished.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.ingestion.ollama_needed.connect(self.open_ollama_setup)
@@ -123,7 +135,7 @@ class MainWindow(QMainWindow):
         self.chat_panel.ollama_needed.connect(self.open_ollama_setup)
         self.setWindowTitle(f"DocAtlas — {self.workspace.name}")
         self.state.remember_workspace(self.workspace.folder)
-        self.refresh_graph_counts()
+        self.graph_tab.reload()
         self._show_idle()
 
     def _restore_layout(self) -> None:
@@ -243,6 +255,12 @@ class MainWindow(QMainWindow):
         self.check_ollama()
         self.statusBar().showMessage("Settings saved.", ERROR_SHOWN_MS)
 
+    def _profile_chosen(self, settings: Settings) -> None:
+        """The Prompts tab saved another extraction profile: use it (the Ollama dialog keeps it too)."""
+        if self.ollama_dialog is not None:
+            self.ollama_dialog.settings = settings
+        self.apply_settings(settings)
+
     # -- status ------------------------------------------------------------------------
     def _show_work(self, item: object) -> None:
         text, done, total, eta = describe_step(item)
@@ -272,13 +290,8 @@ class MainWindow(QMainWindow):
     def refresh(self) -> None:
         """Read the workspace again."""
         self.documents_panel.refresh()
-        self.refresh_graph_counts()
+        self.graph_tab.reload()
         self._show_idle()
-
-    def refresh_graph_counts(self) -> None:
-        """Update the graph tab's counts."""
-        if self.workspace.is_open:
-            self.graph_tab.show_counts(self.workspace.store)
 
     def show_passage(self, chunk_id: int) -> None:
         """Open the passage viewer on a chunk (for any view that points at a source)."""
@@ -308,15 +321,6 @@ class MainWindow(QMainWindow):
     def open_log_folder(self) -> None:
         """Open the folder holding the logs."""
         self.interaction.open_url(QUrl.fromLocalFile(str(paths.log_dir())))
-
-    def show_about(self) -> None:
-        """Say what DocAtlas is and where things are."""
-        self.interaction.inform(
-            "About DocAtlas",
-            f"DocAtlas {__version__}: knowledge graphs from your own documents with a local Ollama model.\n\n"
-            f"Workspace: {self.workspace.folder}\nSettings: {paths.settings_path()}\nLogs: {paths.log_dir()}",
-            warning=False,
-        )
 
     # -- drag and drop, closing (Qt overrides) ------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -377,6 +381,8 @@ class MainWindow(QMainWindow):
 
     def shutdown(self, timeout_ms: int = 15000) -> bool:
         """Stop all background work and wait for it (tests, and the app's last resort)."""
+        if self.graph_tab is not None:
+            self.graph_tab.shutdown(timeout_ms)  # finishes queued edits too
         done = self.tasks.shutdown(timeout_ms)
         QApplication.processEvents()
         return done
