@@ -75,16 +75,19 @@ def run(latency: float, parallel: int, chunks: int, chunk_tokens: int) -> dict:
                          "--chunk-tokens", str(chunk_tokens)])
         wall = time.perf_counter() - started
         here.send("stop")
-        chats = [r for r in here.recv() if r["path"] == "/api/chat"]
+        requests = here.recv()
+        chats = [r for r in requests if r["path"] == "/api/chat"]
+        embeds = [r for r in requests if r["path"] == "/api/embed"]
         child.join()
         firsts = [r for r in chats if len(r["body"]["messages"]) == 1]
         prompt_tokens = sum(count_tokens(m["content"]) for r in firsts for m in r["body"]["messages"])
         glean_tokens = sum(count_tokens(m["content"]) for r in chats if len(r["body"]["messages"]) > 1
                            for m in r["body"]["messages"])
-        ideal = len(chats) * latency / parallel
+        ideal = (len(chats) + len(embeds)) * latency / parallel  # every model call, embeddings too
         return {
             "exit": code, "summary": out.getvalue().strip(), "chunks": len(firsts), "latency_s": latency,
-            "parallel": parallel, "wall_s": round(wall, 3), "model_calls": len(chats),
+            "parallel": parallel, "wall_s": round(wall, 3), "model_calls": len(chats) + len(embeds),
+            "embed_calls": len(embeds),
             "ideal_s": round(ideal, 3), "ratio": round(wall / ideal, 3) if ideal else None,
             "prompt_tokens_per_chunk_first_pass": round(prompt_tokens / max(1, len(firsts))),
             "prompt_tokens_per_chunk_gleaning": round(glean_tokens / max(1, len(firsts))),

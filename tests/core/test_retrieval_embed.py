@@ -133,3 +133,14 @@ def test_two_stage_search_on_a_large_matrix_finds_what_exact_search_finds(monkey
         found, truth = approx.search(query, 20, 0.2), exact.search(query, 20, 0.2)
         assert [r for r, _ in found] == [r for r, _ in truth] and len(truth) == 20
         assert np.allclose([s for _, s in found], [s for _, s in truth], atol=1e-5)
+
+
+def test_batches_run_in_parallel_up_to_the_setting(fake_ollama, tmp_path):
+    fake_ollama.latency = 0.05
+    settings = settings_for(fake_ollama, query__embed_batch=2, ollama__parallel=3)
+    with open_store(tmp_path) as store:
+        build_graph(store)
+        events = run(store, client(fake_ollama), settings)
+        assert pending_count(store) == 0 and "error" not in events[-1]
+        assert len(embed_requests(fake_ollama)) > 3
+        assert fake_ollama.max_in_flight == 3

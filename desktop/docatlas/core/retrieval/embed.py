@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 from docatlas.core.config import Settings
@@ -122,42 +123,55 @@ def embed_pending(store: Store, llm: Embedder, settings: Settings,
                 "message": f"Embedded {done} of {total} items", **extra}
 
     yield progress()
-    while True:
-        if cancel is not None and cancel.is_set():
-            yield progress(stage="cancelled", message="Stopped; the rest is embedded next time.")
-            return
-        queued = store.query(f"SELECT id, kind, ref FROM embed_queue ORDER BY id LIMIT {_SCAN}")
-        if not queued:
-            break
-        work, skipped = _sort_out(store, queued, model)
-        with store.transaction() as conn:
-            _drop(conn, skipped)
-        done += len(skipped)
-        for start in range(0, len(work), batch):
+    parallel = max(1, settings.ollama.parallel)
+    pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="docatlas-embed")
+    try:
+        while True:
             if cancel is not None and cancel.is_set():
+                yield progress(stage="cancelled", message="Stopped; the rest is embedded next time.")
+                return
+            queued = store.query(f"SELECT id, kind, ref FROM embed_queue ORDER BY id LIMIT {_SCAN}")
+            if not queued:
                 break
-            part = work[start:start + batch]
-            try:
-                vectors = llm.embed([text for _, _, _, text in part], model=model)
-            except LLMError as exc:
-                log.warning("embedding stopped: %s", exc.message)
-                yield progress(error=_error_sentence(exc, model), message=_error_sentence(exc, model))
-                return
-            if len(vectors) != len(part):
-                yield progress(error=f"Ollama returned {len(vectors)} embeddings for {len(part)} texts "
-                                     f"with {model}; try another embedding model.")
-                return
+            work, skipped = _sort_out(store, queued, model)
             with store.transaction() as conn:
-                by_kind: dict[str, list] = {}
-                for (_, kind, ref, text), vector in zip(part, vectors):
-                    by_kind.setdefault(kind, []).append((ref, text_hash(text), vector))
-                for kind, rows in by_kind.items():
-                    write_vectors(conn, kind, model, rows)
-                conn.executemany("DELETE FROM embed_queue WHERE id = ?", [(w[0],) for w in part])
-            done += len(part)
-            yield progress()
+                _drop(conn, skipped)
+            done += len(skipped)
+            batches = [work[i:i + batch] for i in range(0, len(work), batch)]
+            # Up to `parallel` batches in flight at once, written here in order as they return.
+            for first in range(0, len(batches), parallel):
+                if cancel is not None and cancel.is_set():
+                    break
+                window = batches[first:first + parallel]
+                try:
+                    results = list(pool.map(lambda part: llm.embed([t for *_, t in part], model=model), window))
+                except LLMError as exc:
+                    log.warning("embedding stopped: %s", exc.message)
+                    yield progress(error=_error_sentence(exc, model), message=_error_sentence(exc, model))
+                    return
+                for part, vectors in zip(window, results):
+                    if len(vectors) != len(part):
+                        yield progress(error=f"Ollama returned {len(vectors)} embeddings for {len(part)} texts "
+                                             f"with {model}; try another embedding model.")
+                        return
+                    _store_vectors(store, model, part, vectors)
+                    done += len(part)
+                    yield progress()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
     for kind in KINDS:  # load the search matrices now, so that the next question does not wait
         load_matrix(store, kind, model)
+
+
+def _store_vectors(store: Store, model: str, part: list, vectors: list) -> None:
+    """Write one batch's vectors and take its items off the queue, together."""
+    with store.transaction() as conn:
+        by_kind: dict[str, list] = {}
+        for (_, kind, ref, text), vector in zip(part, vectors):
+            by_kind.setdefault(kind, []).append((ref, text_hash(text), vector))
+        for kind, rows in by_kind.items():
+            write_vectors(conn, kind, model, rows)
+        conn.executemany("DELETE FROM embed_queue WHERE id = ?", [(w[0],) for w in part])
 
 
 def _sort_out(store: Store, queued: list[dict], model: str) -> tuple[list, list]:
