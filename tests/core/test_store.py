@@ -78,3 +78,19 @@ def test_replacing_a_document_reports_the_keys_it_supported(tmp_path):
         assert touched == {"ada"}
         assert [c.text for c in store.work_chunks()] == ["Grace."]
         assert store.query("SELECT COUNT(*) AS n FROM chunk_entities")[0]["n"] == 0
+
+
+def test_a_workspace_whose_explorer_made_its_own_tables_still_migrates(tmp_path):
+    """Before migration 5 the graph explorer created its tables on first use."""
+    path = tmp_path / "v4.sqlite"
+    with Store(path) as store:
+        store.conn.execute("PRAGMA user_version = 4")
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE graph_layout")
+    conn.execute("INSERT INTO graph_overrides(kind, key, value, created_at) VALUES ('rename', 'ada', '{}', 0)")
+    conn.commit()
+    conn.close()
+    with Store(path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.query("SELECT key FROM graph_overrides") == [{"key": "ada"}]
+        assert store.query("SELECT COUNT(*) AS n FROM graph_layout") == [{"n": 0}]

@@ -31,11 +31,6 @@ from docatlas.core.store import Store
 
 KINDS = ("rename", "retype", "describe", "delete", "delete_relation")
 _COLUMNS = {"rename": "name", "retype": "type", "describe": "description"}
-_TABLE = (
-    "CREATE TABLE IF NOT EXISTS graph_overrides (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
-    "key TEXT NOT NULL, value TEXT NOT NULL, created_at REAL NOT NULL)"
-)
-
 
 class EditError(ValueError):
     """An edit that cannot be made, with a sentence for the user."""
@@ -62,15 +57,8 @@ class MergeRecord:
     overrides: list[int] = field(default_factory=list)  # overrides the merge added
 
 
-def ensure_tables(store: Store) -> None:
-    """Create the overrides table when missing."""
-    with store.transaction() as conn:
-        conn.execute(_TABLE)
-
-
 def list_overrides(store: Store) -> list[Override]:
     """Every stored override, oldest first."""
-    ensure_tables(store)
     return [Override(r[0], r[1], r[2], json.loads(r[3]))
             for r in store.conn.execute("SELECT id, kind, key, value FROM graph_overrides ORDER BY id")]
 
@@ -79,7 +67,6 @@ def add_override(store: Store, kind: str, key: str, value: dict, override_id: in
     """Store an override (under `override_id` when given, to redo it in its old place); return its id."""
     if kind not in KINDS:
         raise ValueError(f"Unknown edit kind {kind!r}.")
-    ensure_tables(store)
     with store.transaction() as conn:
         cursor = conn.execute("INSERT INTO graph_overrides(id, kind, key, value, created_at) VALUES (?, ?, ?, ?, ?)",
                               (override_id, kind, key, json.dumps(value, ensure_ascii=False), time.time()))

@@ -38,12 +38,6 @@ _HUB_MASS = 1.0  # ForceAtlas2-style: a node repels as 1 + degree, so hubs get r
 Cancel = Callable[[], bool]
 _UNIT_KEY = "graph_layout_unit"  # in the meta table
 
-_TABLES = (
-    "CREATE TABLE IF NOT EXISTS graph_layout (key TEXT PRIMARY KEY, x REAL NOT NULL, y REAL NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS graph_view_communities (key TEXT PRIMARY KEY, community INTEGER NOT NULL)",
-)
-
-
 class LayoutCancelled(Exception):
     """The caller asked the layout to stop."""
 
@@ -438,22 +432,13 @@ class LayoutResult:
     unit: float = 1.0  # typical nearest-neighbour distance, fixed when the layout was made (the view's scale)
 
 
-def ensure_tables(store: Store) -> None:
-    """Create the explorer's cache tables (layout positions, communities) when missing."""
-    with store.transaction() as conn:
-        for statement in _TABLES:
-            conn.execute(statement)
-
-
 def load_positions(store: Store) -> dict[str, tuple[float, float]]:
     """Cached positions by entity key."""
-    ensure_tables(store)
     return {k: (x, y) for k, x, y in store.conn.execute("SELECT key, x, y FROM graph_layout")}
 
 
 def save_positions(store: Store, keys: list[str], xy: np.ndarray) -> None:
     """Cache positions; rows of keys no longer in the graph stay (an undone merge brings them back)."""
-    ensure_tables(store)
     with store.transaction() as conn:
         conn.executemany("INSERT OR REPLACE INTO graph_layout(key, x, y) VALUES (?, ?, ?)",
                          zip(keys, xy[:, 0].tolist(), xy[:, 1].tolist()))
@@ -461,7 +446,6 @@ def save_positions(store: Store, keys: list[str], xy: np.ndarray) -> None:
 
 def clear_positions(store: Store) -> None:
     """Forget every cached position (the next layout starts from scratch)."""
-    ensure_tables(store)
     with store.transaction() as conn:
         conn.execute("DELETE FROM graph_layout")
 
@@ -543,7 +527,6 @@ def communities(store: Store, graph: GraphArrays, *, recompute: bool = False, de
     community, and Louvain runs again only when more than a fifth of the nodes are new
     (never with `detect=False`: then only what is stored is used).
     """
-    ensure_tables(store)
     rows = store.query("SELECT m.community_id AS id, m.key AS key, c.title AS title FROM community_members m "
                        "JOIN communities c ON c.id = m.community_id ORDER BY m.community_id")
     if rows and not recompute:

@@ -25,7 +25,7 @@ from docatlas.core.extraction.records import EntityRecord, RelationRecord
 from docatlas.core.extraction.schema import MERGE_SCHEMA
 from docatlas.core.retrieval.schema import RETRIEVAL_SCHEMA
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Each migration takes the schema from version i to i + 1.
 _MIGRATIONS: list[str] = [
@@ -134,6 +134,15 @@ _MIGRATIONS: list[str] = [
         UPDATE chunks SET prompt_hash = (SELECT value FROM meta WHERE key = 'prompt_hash:' || COALESCE(NEW.profile, ''))
         WHERE id = NEW.id;
     END;
+    """,
+    # 5: the graph explorer's user edits (replayed after every re-derivation) and its view
+    # caches (layout positions, communities for colouring); see docatlas.core.edits and
+    # docatlas.core.layout. IF NOT EXISTS: earlier builds created them on first use.
+    """
+    CREATE TABLE IF NOT EXISTS graph_overrides (id INTEGER PRIMARY KEY, kind TEXT NOT NULL,
+        key TEXT NOT NULL, value TEXT NOT NULL, created_at REAL NOT NULL);
+    CREATE TABLE IF NOT EXISTS graph_layout (key TEXT PRIMARY KEY, x REAL NOT NULL, y REAL NOT NULL);
+    CREATE TABLE IF NOT EXISTS graph_view_communities (key TEXT PRIMARY KEY, community INTEGER NOT NULL);
     """,
 ]
 

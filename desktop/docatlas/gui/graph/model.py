@@ -115,7 +115,6 @@ def _document_nodes(store: Store, index: dict[str, int]) -> dict[int, np.ndarray
 
 def load_model(store: Store, *, relayout: bool = False, cancel: Cancel | None = None) -> GraphModel:
     """Read the graph, lay it out (from the cache when possible) and place it in scene units."""
-    layout.ensure_tables(store)
     store.conn.execute("BEGIN")  # one consistent read of entities and relations
     try:
         entities = store.conn.execute("SELECT key, name, type FROM entities ORDER BY key").fetchall()
