@@ -175,6 +175,14 @@ def test_transient_fault_is_retried(fake_ollama: FakeOllama, kind: str) -> None:
     assert len(chat_bodies(fake_ollama)) == 2 and llm.calls == 2
 
 
+def test_a_retried_stream_does_not_show_the_answer_twice(fake_ollama: FakeOllama) -> None:
+    fake_ollama.fail_next("drop_stream")  # half the answer arrives, then the connection drops
+    pieces: list[str] = []
+    reply = make(fake_ollama).chat(ASK, on_token=pieces.append)
+    assert len(chat_bodies(fake_ollama)) == 2
+    assert "".join(pieces) == reply.text == DEFAULT_REPLY
+
+
 def test_persistent_server_error_becomes_llm_error(fake_ollama: FakeOllama) -> None:
     fake_ollama.fail_next("http500", times=3)
     with pytest.raises(LLMError, match="error was encountered while running the model"):

@@ -176,6 +176,25 @@ def _is_loopback(url: str) -> bool:
     return name in {"localhost", "::1"} or name.startswith("127.")
 
 
+class _TokenSink:
+    """Relays streamed pieces, and after a retry only what the reader has not had yet."""
+
+    def __init__(self, on_token: Callable[[str], None]):
+        self.on_token = on_token
+        self.sent = 0  # characters the reader has
+        self.attempt = 0  # characters of the current attempt
+
+    def restart(self) -> None:
+        """A new attempt begins (a stream was cut and the call is retried)."""
+        self.attempt = 0
+
+    def __call__(self, piece: str) -> None:
+        start, self.attempt = self.attempt, self.attempt + len(piece)
+        if self.attempt > self.sent:
+            self.on_token(piece[max(0, self.sent - start):])
+            self.sent = self.attempt
+
+
 class _IncompleteStream(Exception):
     """The stream ended without the final `done` message."""
 
@@ -225,7 +244,8 @@ class OllamaLLM:
     ) -> LLMReply:
         """Ask the model; streamed, cancellable, cached, retried. Raises LLMError/Cancelled.
 
-        `on_token` gets the raw pieces as they arrive; after a retry they start over.
+        `on_token` gets the raw pieces as they arrive; after a retry it gets only what goes
+        beyond what it already had, so a reader never sees the answer twice.
         """
         started = time.monotonic()
         model = self.model
@@ -239,12 +259,15 @@ class OllamaLLM:
             return LLMReply(hit, 0, 0, True, time.monotonic() - started)
         _raise_if_cancelled(cancel)
         options["num_ctx"] = self.num_ctx(messages, predict, model)
+        sink = _TokenSink(on_token) if on_token is not None else None
+
+        def attempt() -> tuple[str, int, int]:
+            if sink is not None:
+                sink.restart()
+            return self._stream(model, messages, options, format, cancel, sink)
+
         with self._interrupt_on(cancel):
-            text, prompt_tokens, completion_tokens = self._retrying(
-                lambda: self._stream(model, messages, options, format, cancel, on_token),
-                model,
-                cancel,
-            )
+            text, prompt_tokens, completion_tokens = self._retrying(attempt, model, cancel)
         text = strip_think(text)
         if text and self.cache is not None:
             self.cache.put(key, model, text)
