@@ -107,6 +107,15 @@ def main() -> int:
             save(chat.viewer, "passage")
             chat.viewer.close()
 
+            window.tabs.setCurrentWidget(window.graph_tab)
+            wait_until(lambda: getattr(window.graph_tab, "model", None) is not None)
+            settle(1500)
+            save(window, "window-graph")
+            window.tabs.setCurrentWidget(window.prompts_tab)
+            settle(500)
+            save(window, "window-prompts")
+            window.tabs.setCurrentIndex(0)
+
             dialog = window.open_ollama_setup()
             wait_until(lambda: dialog.last_probe is not None)
             dialog.pull_edit.setText("llama3.2:3b")
