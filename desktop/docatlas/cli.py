@@ -10,7 +10,6 @@ import argparse
 import json
 import logging
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -201,16 +200,7 @@ def cmd_ingest(args: argparse.Namespace, store: Store, settings: Settings) -> in
     elif chunking.chunk_tokens < 50 or chunking.overlap_tokens * 2 >= chunking.chunk_tokens:
         raise UserError("Chunks need at least 50 tokens and an overlap under half a chunk; "
                         "change --chunk-tokens or --overlap-tokens.")
-    bar = ProgressLine(sys.stderr)
-    cancel = threading.Event()
-    last: Progress | None = None
-    run = index(store, args.paths, settings, cancel=cancel)
-    try:
-        for last in run:
-            bar.show(last)
-    finally:
-        run.close()
-        bar.finish()
+    last = run_with_progress(store, args.paths, settings)
     if last is None:
         return 0
     for _path, reason in last.failures:
@@ -502,15 +492,7 @@ def _prompts_reextract(store: Store, settings: Settings) -> int:
     summarize = ModelSummarizer(lambda: OllamaLLM(settings.ollama, cache=store), settings.extraction,
                                 template=prompt_store.merge_template(store, "summarize"))
     prompt_store.requeue_chunks(store, ids, summarize)
-    bar = ProgressLine(sys.stderr)
-    last: Progress | None = None
-    run = index(store, [], settings)
-    try:
-        for last in run:
-            bar.show(last)
-    finally:
-        run.close()
-        bar.finish()
+    last = run_with_progress(store, [], settings)
     done = last.chunks_done if last is not None else 0
     print(f"Extracted {done} of {len(ids)} chunks again with the prompts in use.")
     return 0 if done == len(ids) else 1
@@ -518,6 +500,23 @@ def _prompts_reextract(store: Store, settings: Settings) -> int:
 
 COMMANDS = {"ingest": cmd_ingest, "export": cmd_export, "delete": cmd_delete, "query": cmd_query,
             "status": cmd_status, "rebuild": cmd_rebuild, "suggestions": cmd_suggestions, "prompts": cmd_prompts}
+
+
+def run_with_progress(store: Store, paths: Sequence[Path], settings: Settings) -> Progress | None:
+    """Run the ingestion pipeline with a progress bar on stderr; the last event, if any.
+
+    Ctrl-C closes the generator, which stops the calls in flight; finished work is kept.
+    """
+    bar = ProgressLine(sys.stderr)
+    last: Progress | None = None
+    run = index(store, paths, settings)
+    try:
+        for last in run:
+            bar.show(last)
+    finally:
+        run.close()
+        bar.finish()
+    return last
 
 
 class ProgressLine:
