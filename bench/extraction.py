@@ -24,14 +24,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "desktop"), str(ROOT / "tests"), str(ROOT / "tests" / "core")]
 
-from docatlas.core.chunking import count_tokens
-from docatlas.core.config import ExtractionSettings
-from docatlas.core.extraction.extract import first_messages, follow_up
-from docatlas.core.extraction.merge import entity_key
-from docatlas.core.extraction.similarity import Named, find_duplicates
-from docatlas.core.pipeline import index
-from docatlas.core.prompts import load_profile
-from docatlas.core.store import Store
+from docatlas.core.base.keys import entity_key
+from docatlas.core.base.settings import ExtractionSettings
+from docatlas.core.base.tokens import count_tokens
+from docatlas.core.graph.similarity import Named, find_duplicates
+from docatlas.core.ingest.extract import first_messages, follow_up
+from docatlas.core.jobs.ingest import index
+from docatlas.core.prompts.catalog import load_profile
+from docatlas.core.storage.database import Store
 from fixtures.ollama_fixture import default_models
 from fixtures.ollama_server import FakeOllama
 from fixtures.scripted_model import PROFILES, responder_for

@@ -35,9 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "desktop"), str(ROOT / "tests")]
 
 import numpy as np
-from docatlas.core.extraction.merge import entity_key, rebuild
-from docatlas.core.extraction.records import EntityRecord, RelationRecord
-from docatlas.core.store import NewChunk, Store
+from docatlas.core.base.keys import entity_key
+from docatlas.core.base.records import EntityRecord, RelationRecord
+from docatlas.core.graph.merge import rebuild
+from docatlas.core.storage.database import NewChunk, Store
 from docatlas.gui.graph import GraphExplorer
 from docatlas.gui.graph import explorer as explorer_module
 from docatlas.gui.graph.render import render_image

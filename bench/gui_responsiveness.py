@@ -78,8 +78,8 @@ def write_corpus(folder: Path, target: int) -> int:
     """Write documents that cut into about `target` chunks; return the exact count."""
     import shutil
 
-    from docatlas.core.chunking import chunk_document
-    from docatlas.core.documents import load_document
+    from docatlas.core.ingest.chunking import chunk_document
+    from docatlas.core.ingest.loaders import load_document
 
     asked = target
     for _ in range(3):
@@ -108,8 +108,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(DOCATLAS_DATA_DIR=f"{tmp}/ws", DOCATLAS_CONFIG_DIR=f"{tmp}/cfg",
                           DOCATLAS_LOG_DIR=f"{tmp}/log")
-        from docatlas.core import paths
-        from docatlas.core.config import Settings, save_settings
+        from docatlas.core.base import paths
+        from docatlas.core.base.settings import Settings, save_settings
         from docatlas.gui.app import settle_memory
         from docatlas.gui.main_window import MainWindow
 

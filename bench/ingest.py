@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "desktop"), str(ROOT / "tests")]
 
 from docatlas.cli import main
-from docatlas.core.chunking import count_tokens
+from docatlas.core.base.tokens import count_tokens
 from fixtures.ollama_fixture import default_models
 from fixtures.ollama_server import FakeOllama
 from fixtures.scripted_model import lightrag_responder

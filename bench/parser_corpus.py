@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "desktop"))
 sys.path.insert(0, str(ROOT / "tests" / "core"))
 
 from corpus_counts import HAND_COUNTS
-from docatlas.core.extraction.parse import parse_reply
+from docatlas.core.ingest.parse import parse_reply
 
 
 def _replies() -> list[str]:

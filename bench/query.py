@@ -26,14 +26,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "desktop")]
 
 import numpy as np
-from docatlas.core.chunking import count_tokens
-from docatlas.core.config import QuerySettings
+from docatlas.core.base.keys import relation_ref
+from docatlas.core.base.settings import QuerySettings
+from docatlas.core.base.tokens import count_tokens
 from docatlas.core.retrieval import vectors
 from docatlas.core.retrieval.context import build_context
 from docatlas.core.retrieval.keywords import Keywords
-from docatlas.core.retrieval.schema import relation_ref
 from docatlas.core.retrieval.search import QueryVectors
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 MODES = ("local", "global", "hybrid", "naive", "mix")
 MODEL = "bench-embed"

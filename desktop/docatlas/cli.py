@@ -14,22 +14,24 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from docatlas import __version__
-from docatlas.core import paths, prompt_store
-from docatlas.core.chunking import count_tokens
-from docatlas.core.config import Settings, load_settings
-from docatlas.core.errors import DocAtlasError
-from docatlas.core.extraction.rederive import rederive
-from docatlas.core.extraction.replay import ReplayLLM
-from docatlas.core.extraction.suggest import accept, get_suggestion, reject, suggest_merges
-from docatlas.core.extraction.summarize import ModelSummarizer
-from docatlas.core.graph import EXPORT_FORMATS, export
-from docatlas.core.llm import OllamaLLM
-from docatlas.core.pipeline import Progress, index, remove_document
-from docatlas.core.prompt_import import import_file, read_prompt_file
-from docatlas.core.prompts import available_profiles, catalog, effective_text, prompt_keys, spec
+from docatlas.core.base import paths
+from docatlas.core.base.errors import DocAtlasError
+from docatlas.core.base.progress import Progress
+from docatlas.core.base.settings import Settings, load_settings
+from docatlas.core.base.tokens import count_tokens
+from docatlas.core.graph.export import EXPORT_FORMATS, export
+from docatlas.core.graph.suggest import accept, get_suggestion, reject, suggest_merges
+from docatlas.core.graph.summarize import ModelSummarizer
+from docatlas.core.jobs.ingest import index, remove_document
+from docatlas.core.jobs.reextract import rederive, requeue_chunks
+from docatlas.core.llm.ollama import OllamaLLM
+from docatlas.core.llm.replay import ReplayLLM
+from docatlas.core.prompts import store as prompt_store
+from docatlas.core.prompts.catalog import available_profiles, catalog, effective_text, prompt_keys, spec
+from docatlas.core.prompts.importer import import_file, read_prompt_file
 from docatlas.core.retrieval.answer import MODES, ask
 from docatlas.core.retrieval.context import page_label
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 log = logging.getLogger("docatlas.cli")
 
@@ -491,7 +493,7 @@ def _prompts_reextract(store: Store, settings: Settings) -> int:
         return 0
     summarize = ModelSummarizer(lambda: OllamaLLM(settings.ollama, cache=store), settings.extraction,
                                 template=prompt_store.merge_template(store, "summarize"))
-    prompt_store.requeue_chunks(store, ids, summarize)
+    requeue_chunks(store, ids, summarize)
     last = run_with_progress(store, [], settings)
     done = last.chunks_done if last is not None else 0
     print(f"Extracted {done} of {len(ids)} chunks again with the prompts in use.")

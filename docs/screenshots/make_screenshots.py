@@ -63,8 +63,8 @@ def main() -> int:
         base = Path(tmp)
         os.environ.update(DOCATLAS_DATA_DIR=str(base / "Case files"), DOCATLAS_CONFIG_DIR=str(base / "config"),
                           DOCATLAS_LOG_DIR=str(base / "logs"))
-        from docatlas.core import paths
-        from docatlas.core.config import save_settings
+        from docatlas.core.base import paths
+        from docatlas.core.base.settings import save_settings
         from docatlas.gui.main_window import MainWindow
         from docatlas.gui.theme import apply_theme
 

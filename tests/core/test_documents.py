@@ -11,7 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from docatlas.core.documents import (
+from docatlas.core.base.errors import DocumentError
+from docatlas.core.ingest.loaders import (
     SUPPORTED_SUFFIXES,
     Document,
     Page,
@@ -19,7 +20,6 @@ from docatlas.core.documents import (
     file_hash,
     load_document,
 )
-from docatlas.core.errors import DocumentError
 from fixtures.make_docs import make_docx, make_pdf
 
 ACCENTED = "café naïve Zürich"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from docatlas.core import edits
-from docatlas.core.edits import EditError, apply_overrides
+from docatlas.core.graph import edits
+from docatlas.core.graph.edits import EditError
+from docatlas.core.graph.overrides import apply_overrides, list_overrides
 from test_edits_helpers import (
     add_document,
     build_graph,
@@ -145,7 +146,7 @@ def test_edits_that_cannot_be_made_say_why(store):
         edits.rename(store, "nobody", "X")
     with pytest.raises(EditError, match="empty"):
         edits.rename(store, HARBOR, "  ")
-    assert edits.list_overrides(store) == []
+    assert list_overrides(store) == []
 
 
 def test_redo_puts_an_edit_back_in_its_place(store):
@@ -161,7 +162,7 @@ def test_redo_puts_an_edit_back_in_its_place(store):
 
 
 def test_an_accepted_suggestion_undoes_to_open_and_a_rejected_one_too(store):
-    from docatlas.core.extraction.suggest import list_suggestions, suggest_merges
+    from docatlas.core.graph.suggest import list_suggestions, suggest_merges
 
     before = snapshot(store)
     found = next(s for s in suggest_merges(store) if {s.a_key, s.b_key} == {HARBOR, LTD})

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docatlas.core.edits import apply_overrides
-from docatlas.core.extraction.merge import entity_key, rebuild
-from docatlas.core.extraction.records import EntityRecord, RelationRecord
-from docatlas.core.store import NewChunk, Store
+from docatlas.core.base.keys import entity_key
+from docatlas.core.base.records import EntityRecord, RelationRecord
+from docatlas.core.graph.merge import rebuild
+from docatlas.core.graph.overrides import apply_overrides
+from docatlas.core.storage.database import NewChunk, Store
 
 # name -> chunks; a chunk is (text, entities [(name, type, description)],
 # relations [(source, target, keywords, description)])

@@ -4,10 +4,10 @@ the YES/NO loop check, and when the rounds stop."""
 from __future__ import annotations
 
 import pytest
-from docatlas.core.config import ExtractionSettings
-from docatlas.core.extraction.extract import extract_chunk, first_messages, follow_up, wants_more, yes_or_no
-from docatlas.core.llm import OllamaLLM
-from docatlas.core.prompts import load_profile
+from docatlas.core.base.settings import ExtractionSettings
+from docatlas.core.ingest.extract import extract_chunk, first_messages, follow_up, wants_more, yes_or_no
+from docatlas.core.llm.ollama import OllamaLLM
+from docatlas.core.prompts.catalog import load_profile
 from fixtures.scripted_model import PROFILES, responder_for, truth
 from helpers import DOCUMENTS, settings_for
 

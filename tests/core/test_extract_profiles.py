@@ -6,10 +6,10 @@ while sending at most half the prompt tokens of lightrag (counted with tiktoken)
 from __future__ import annotations
 
 import pytest
-from docatlas.core.chunking import count_tokens
-from docatlas.core.pipeline import index
-from docatlas.core.prompts import load_profile
-from docatlas.core.store import Store
+from docatlas.core.base.tokens import count_tokens
+from docatlas.core.jobs.ingest import index
+from docatlas.core.prompts.catalog import load_profile
+from docatlas.core.storage.database import Store
 from fixtures.scripted_model import PROFILES, detect_profile, responder_for, scripted_responder
 from helpers import expected_graph, settings_for, write_corpus
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pytest
-from docatlas.core import layout
-from docatlas.core.layout import GraphArrays, cached_layout, force_layout, graph_arrays, read_graph
+from docatlas.core.graph import layout
+from docatlas.core.graph.layout import GraphArrays, cached_layout, force_layout, graph_arrays, read_graph
 from test_edits_helpers import add_document, build_graph, open_store, star_corpus
 
 
@@ -62,7 +62,7 @@ def test_the_layout_is_cached_and_extended_around_new_nodes(tmp_path):
 
         add_document(store, "more.txt", [("New items.", [("Item 0-0", "concept", "x"), ("Fresh", "concept", "y")],
                                           [("Item 0-0", "Fresh", "near", "A new leaf.")])])
-        from docatlas.core.extraction.merge import rebuild
+        from docatlas.core.graph.merge import rebuild
         rebuild(store)
         grown = read_graph(store)
         result = cached_layout(store, grown)

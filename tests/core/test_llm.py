@@ -12,15 +12,10 @@ import ollama
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from docatlas.core.config import OllamaSettings
-from docatlas.core.errors import (
-    Cancelled,
-    LLMError,
-    ModelNotFound,
-    OllamaTimeout,
-    OllamaUnreachable,
-)
-from docatlas.core.llm import LLM, MemoryCache, OllamaLLM, cache_key, normalize_host, strip_think
+from docatlas.core.base.errors import Cancelled, LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
+from docatlas.core.base.settings import OllamaSettings
+from docatlas.core.llm.ollama import OllamaLLM, normalize_host
+from docatlas.core.llm.protocol import LLM, MemoryCache, cache_key, strip_think
 from fixtures import ollama_fixture
 from fixtures.ollama_server import DEFAULT_REPLY, FakeOllama
 

@@ -4,17 +4,10 @@ re-merge that writes only what changed. Real SQLite; no model here (see test_mer
 from __future__ import annotations
 
 import pytest
-from docatlas.core.extraction.merge import (
-    distinct,
-    entity_key,
-    join_descriptions,
-    merge_entity,
-    merge_relation,
-    rebuild,
-    relation_pair,
-)
-from docatlas.core.extraction.records import EntityRecord, RelationRecord
-from docatlas.core.store import NewChunk, Store
+from docatlas.core.base.keys import distinct, entity_key, relation_pair
+from docatlas.core.base.records import EntityRecord, RelationRecord
+from docatlas.core.graph.merge import join_descriptions, merge_entity, merge_relation, rebuild
+from docatlas.core.storage.database import NewChunk, Store
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 from docatlas.cli import main
-from docatlas.core import paths
-from docatlas.core.config import save_settings
-from docatlas.core.extraction.rederive import rederive
-from docatlas.core.store import Store
+from docatlas.core.base import paths
+from docatlas.core.base.settings import save_settings
+from docatlas.core.jobs.reextract import rederive
+from docatlas.core.storage.database import Store
 from fixtures.scripted_model import PROFILES, responder_for
 from helpers import expected_graph, settings_for, write_corpus
 
@@ -89,7 +89,7 @@ def test_rebuild_replays_loop_checks_too(model, tmp_path):
     settings = settings_for(model, loop_check=True, gleaning=2)
     save_settings(settings, paths.settings_path())
     with Store(tmp_path / "ws" / "docatlas.sqlite") as store:
-        from docatlas.core.pipeline import index
+        from docatlas.core.jobs.ingest import index
 
         list(index(store, [write_corpus(tmp_path / "docs")], settings))
         assert chat_count(model) == 12  # per chunk: first pass, YES, glean, NO

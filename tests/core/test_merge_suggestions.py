@@ -7,9 +7,17 @@ import string
 
 import pytest
 from docatlas.cli import main
-from docatlas.core.extraction.merge import rebuild
-from docatlas.core.extraction.similarity import MAX_BLOCK, Named, _form, candidate_pairs, find_duplicates, score_pair
-from docatlas.core.extraction.suggest import (
+from docatlas.core.graph.export import graph_data
+from docatlas.core.graph.merge import rebuild
+from docatlas.core.graph.similarity import (
+    MAX_BLOCK,
+    Named,
+    _form,
+    candidate_pairs,
+    find_duplicates,
+    score_pair,
+)
+from docatlas.core.graph.suggest import (
     accept,
     confirm_with_model,
     list_suggestions,
@@ -17,15 +25,14 @@ from docatlas.core.extraction.suggest import (
     suggest_merges,
     unmerge,
 )
-from docatlas.core.graph import graph_data
-from docatlas.core.llm import OllamaLLM
-from docatlas.core.store import Store
+from docatlas.core.llm.ollama import OllamaLLM
+from docatlas.core.storage.database import Store
 from helpers import settings_for
 from test_merge import add_chunk
 
 
 def named(name: str, etype: str = "unknown") -> Named:
-    from docatlas.core.extraction.merge import entity_key
+    from docatlas.core.base.keys import entity_key
 
     return Named(entity_key(name), name, etype)
 

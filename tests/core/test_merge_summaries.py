@@ -8,14 +8,14 @@ import re
 
 import pytest
 from docatlas.cli import main
-from docatlas.core import paths
-from docatlas.core.config import ExtractionSettings, save_settings
-from docatlas.core.extraction.merge import rebuild
-from docatlas.core.extraction.replay import ReplayLLM
-from docatlas.core.extraction.summarize import ModelSummarizer, clean_summary, summary_messages
-from docatlas.core.llm import OllamaLLM
-from docatlas.core.pipeline import index, remove_document
-from docatlas.core.store import Store
+from docatlas.core.base import paths
+from docatlas.core.base.settings import ExtractionSettings, save_settings
+from docatlas.core.graph.merge import rebuild
+from docatlas.core.graph.summarize import ModelSummarizer, clean_summary, summary_messages
+from docatlas.core.jobs.ingest import index, remove_document
+from docatlas.core.llm.ollama import OllamaLLM
+from docatlas.core.llm.replay import ReplayLLM
+from docatlas.core.storage.database import Store
 from fixtures.scripted_model import SUMMARY_MARK, responder_for
 from helpers import settings_for, write_corpus
 

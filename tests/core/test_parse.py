@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 
 import pytest
-from docatlas.core.extraction.parse import parse_reply
-from docatlas.core.extraction.records import EntityRecord, ParseResult, RelationRecord
-from docatlas.core.extraction.repair import (
+from docatlas.core.base.records import EntityRecord, ParseResult, RelationRecord
+from docatlas.core.ingest.parse import parse_reply
+from docatlas.core.ingest.repair import (
     clean_text,
     is_junk_name,
     load_json_object,

@@ -6,10 +6,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from docatlas.core.errors import ModelNotFound, OllamaUnreachable, StoreError
-from docatlas.core.graph import graph_data
-from docatlas.core.pipeline import Progress, index, remove_document
-from docatlas.core.store import Store
+from docatlas.core.base.errors import ModelNotFound, OllamaUnreachable, StoreError
+from docatlas.core.base.progress import Progress
+from docatlas.core.graph.export import graph_data
+from docatlas.core.jobs.ingest import index, remove_document
+from docatlas.core.storage.database import Store
 from fixtures.scripted_model import lightrag_responder
 from helpers import DOCUMENTS, expected_graph, long_document, settings_for, write_corpus
 

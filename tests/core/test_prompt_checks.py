@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from docatlas.core.prompts import (
+from docatlas.core.prompts.catalog import (
     ANSWER_MODES,
     available_profiles,
     brace_problems,

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from docatlas.cli import main
-from docatlas.core.prompts import spec
+from docatlas.core.prompts.catalog import spec
 from fixtures.scripted_model import lightrag_responder
 from helpers import write_corpus
 from test_prompt_import import seed

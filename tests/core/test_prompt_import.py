@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from docatlas.core.prompt_import import read_prompt_file, read_python, translate
-from docatlas.core.prompts import check
+from docatlas.core.prompts.catalog import check
+from docatlas.core.prompts.importer import read_prompt_file, read_python, translate
 
 SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
 

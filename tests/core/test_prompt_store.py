@@ -6,10 +6,10 @@ import json
 import sqlite3
 
 import pytest
-from docatlas.core import prompt_store as ps
-from docatlas.core.prompt_import import import_file
-from docatlas.core.prompts import spec
-from docatlas.core.store import _MIGRATIONS, SCHEMA_VERSION, Store
+from docatlas.core.prompts import store as ps
+from docatlas.core.prompts.catalog import spec
+from docatlas.core.prompts.importer import import_file
+from docatlas.core.storage.database import MIGRATIONS, SCHEMA_VERSION, Store
 
 EXTRACT = spec("lightrag/extract").default_text()
 
@@ -127,7 +127,7 @@ def test_a_set_file_must_be_a_docatlas_set():
 def test_a_version_three_workspace_gets_the_prompt_tables(tmp_path):
     path = tmp_path / "old.sqlite"
     conn = sqlite3.connect(path)
-    for migration in _MIGRATIONS[:3]:
+    for migration in MIGRATIONS[:3]:
         conn.executescript(migration)
     conn.executescript("""
         INSERT INTO documents VALUES (1, '/docs/a.txt', 'a', 'txt', 'h', 1, 'done', NULL, 0, 0);

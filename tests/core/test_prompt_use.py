@@ -4,12 +4,13 @@ extraction prompt dates the chunks it built, and re-extraction gets the unchange
 from __future__ import annotations
 
 import pytest
-from docatlas.core import prompt_store as ps
-from docatlas.core.extraction.suggest import confirm_with_model
-from docatlas.core.pipeline import index
-from docatlas.core.prompts import spec
+from docatlas.core.graph.suggest import confirm_with_model
+from docatlas.core.jobs.ingest import index
+from docatlas.core.jobs.reextract import requeue_chunks
+from docatlas.core.prompts import store as ps
+from docatlas.core.prompts.catalog import spec
 from docatlas.core.retrieval.answer import ask
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 from fixtures.scripted_model import lightrag_responder, responder_for
 from helpers import settings_for, write_corpus
 from test_retrieval_helpers import Script, build_graph, chat_requests, client, prompt_of
@@ -55,7 +56,7 @@ def test_a_changed_extraction_prompt_dates_the_graph_until_it_is_extracted_again
     ps.save_prompt(store, "lightrag/glean", "Write the missing records, then {completion_delimiter}")
     assert ps.staleness(store, "lightrag") == (3, 3)
 
-    ps.requeue_chunks(store, ps.stale_chunks(store, "lightrag"))
+    requeue_chunks(store, ps.stale_chunks(store, "lightrag"))
     assert store.counts()["chunks_pending"] == 3 and store.counts()["entities"] == 0
     before = len(first_prompts(fake_ollama))
     last = ingest(store, [], settings)
@@ -66,7 +67,7 @@ def test_a_changed_extraction_prompt_dates_the_graph_until_it_is_extracted_again
     assert len(first_prompts(fake_ollama)) - before == 3
 
     ps.reset_prompt(store, "lightrag/glean")  # back to what the first run used: all from the cache
-    ps.requeue_chunks(store, ps.stale_chunks(store, "lightrag"))
+    requeue_chunks(store, ps.stale_chunks(store, "lightrag"))
     last = ingest(store, [], settings)
     assert (last.calls, last.cached_calls, last.chunks_done) == (0, 6, 3)
 

@@ -7,11 +7,11 @@ import json
 import re
 
 import pytest
-from docatlas.core.chunking import count_tokens
-from docatlas.core.config import ExtractionSettings
-from docatlas.core.extraction.extract import first_messages, follow_up
-from docatlas.core.extraction.parse import parse_reply
-from docatlas.core.prompts import (
+from docatlas.core.base.settings import ExtractionSettings
+from docatlas.core.base.tokens import count_tokens
+from docatlas.core.ingest.extract import first_messages, follow_up
+from docatlas.core.ingest.parse import parse_reply
+from docatlas.core.prompts.catalog import (
     MERGE_PROMPT_NAMES,
     PROMPT_NAMES,
     available_profiles,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import threading
 
 import pytest
-from docatlas.core.chunking import count_tokens
-from docatlas.core.errors import Cancelled, LLMError
-from docatlas.core.extraction.merge import rebuild
+from docatlas.core.base.errors import Cancelled, LLMError
+from docatlas.core.base.tokens import count_tokens
+from docatlas.core.graph.merge import rebuild
 from docatlas.core.retrieval.answer import NO_CONTEXT_ANSWER, QueryError, ask
 from docatlas.core.retrieval.embed import embed_pending
 from test_retrieval_helpers import (

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from docatlas.cli import main
-from docatlas.core import paths
-from docatlas.core.store import Store
+from docatlas.core.base import paths
+from docatlas.core.storage.database import Store
 from test_retrieval_helpers import ANSWER, Script, build_graph
 
 

@@ -7,7 +7,7 @@ import json
 import threading
 
 import pytest
-from docatlas.core.extraction.merge import rebuild
+from docatlas.core.graph.merge import rebuild
 from docatlas.core.retrieval.answer import NO_CONTEXT_ANSWER, ask
 from docatlas.core.retrieval.communities import detect, parse_report, refresh_communities
 from docatlas.core.retrieval.embed import embed_pending

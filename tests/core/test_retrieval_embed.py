@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from docatlas.core.extraction.merge import rebuild
+from docatlas.core.graph.merge import rebuild
 from docatlas.core.retrieval import vectors
 from docatlas.core.retrieval.embed import embed_pending, embedding_texts, pending_count
 from fixtures.ollama_server import fake_embedding

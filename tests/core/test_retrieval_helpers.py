@@ -11,12 +11,13 @@ import json
 import re
 from pathlib import Path
 
-from docatlas.core.chunking import count_tokens
-from docatlas.core.config import Settings
-from docatlas.core.extraction.merge import entity_key, rebuild
-from docatlas.core.extraction.records import EntityRecord, RelationRecord
-from docatlas.core.llm import OllamaLLM
-from docatlas.core.store import NewChunk, Store
+from docatlas.core.base.keys import entity_key
+from docatlas.core.base.records import EntityRecord, RelationRecord
+from docatlas.core.base.settings import Settings
+from docatlas.core.base.tokens import count_tokens
+from docatlas.core.graph.merge import rebuild
+from docatlas.core.llm.ollama import OllamaLLM
+from docatlas.core.storage.database import NewChunk, Store
 
 # document name -> list of (text, page_start, page_end, entities, relations)
 # entities: (name, type, description); relations: (source, target, keywords, description)

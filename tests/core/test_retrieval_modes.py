@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from docatlas.core.chunking import count_tokens
-from docatlas.core.config import QuerySettings
+from docatlas.core.base.settings import QuerySettings
+from docatlas.core.base.tokens import count_tokens
 from docatlas.core.retrieval import vectors
 from docatlas.core.retrieval.budget import free_room, split
 from docatlas.core.retrieval.context import build_context

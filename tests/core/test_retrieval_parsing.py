@@ -4,7 +4,7 @@ rank fusion, citations, history trimming, token truncation."""
 from __future__ import annotations
 
 import pytest
-from docatlas.core.chunking import count_tokens
+from docatlas.core.base.tokens import count_tokens
 from docatlas.core.retrieval.budget import truncate
 from docatlas.core.retrieval.conversation import history_text, recent_history
 from docatlas.core.retrieval.fulltext import match_expression

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 
-from docatlas.core.extraction.merge import rebuild
+from docatlas.core.graph.merge import rebuild
 from docatlas.core.retrieval import fulltext
 from docatlas.core.retrieval.cache import knowledge_version
-from docatlas.core.retrieval.schema import RETRIEVAL_SCHEMA
-from docatlas.core.store import _MIGRATIONS, SCHEMA_VERSION, Store, _statements
+from docatlas.core.storage.database import MIGRATIONS, SCHEMA_VERSION, Store, _statements
+from docatlas.core.storage.migrations.m002_retrieval import RETRIEVAL_SCHEMA
 from test_retrieval_helpers import build_graph, open_store
 
 
@@ -56,7 +56,7 @@ def test_triggers_keep_fulltext_queue_and_versions_in_step(tmp_path):
 def test_version_one_workspace_is_upgraded_and_backfilled(tmp_path):
     path = tmp_path / "old.sqlite"
     conn = sqlite3.connect(path)
-    conn.executescript(_MIGRATIONS[0])
+    conn.executescript(MIGRATIONS[0])
     conn.executescript("""
         INSERT INTO documents VALUES (1, '/docs/a.txt', 'a', 'txt', 'h', 1, 'done', NULL, 0, 0);
         INSERT INTO chunks(document_id, idx, text, tokens, status, updated_at)

@@ -6,9 +6,9 @@ import sqlite3
 import threading
 
 import pytest
-from docatlas.core.errors import StoreError
-from docatlas.core.extraction.records import EntityRecord
-from docatlas.core.store import SCHEMA_VERSION, NewChunk, Store
+from docatlas.core.base.errors import StoreError
+from docatlas.core.base.records import EntityRecord
+from docatlas.core.storage.database import SCHEMA_VERSION, NewChunk, Store
 
 
 def test_new_file_is_migrated_to_the_current_schema_in_wal_mode(tmp_path):

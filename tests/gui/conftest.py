@@ -11,8 +11,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest
 from chat_script import GuiResponder
 from core.helpers import settings_for, write_corpus
-from docatlas.core import paths
-from docatlas.core.config import save_settings
+from docatlas.core.base import paths
+from docatlas.core.base.settings import save_settings
 from docatlas.gui.main_window import MainWindow
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from core.test_edits_helpers import add_document, entity, rebuild_with_overrides, relation, snapshot
-from docatlas.core import edits
-from docatlas.core.extraction.suggest import suggest_merges
+from docatlas.core.graph import edits
+from docatlas.core.graph.suggest import suggest_merges
 from docatlas.gui.graph import GraphExplorer
 from PySide6.QtGui import QImage
 from test_graph_helpers import (  # noqa: F401  (fixtures, used by name)

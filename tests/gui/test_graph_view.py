@@ -215,7 +215,7 @@ def test_the_wheel_and_a_touchpad_pinch_zoom_at_the_pointer(qtbot, explorer):
 
 def test_a_hidden_explorer_reloads_when_shown(qtbot, explorer, store):
     from core.test_edits_helpers import add_document
-    from docatlas.core.extraction.merge import rebuild
+    from docatlas.core.graph.merge import rebuild
 
     add_document(store, "more.txt", [("Porto.", [("Porto", "location", "A city.")], [])])
     rebuild(store)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.helpers import DOCUMENTS
-from docatlas.core.pipeline import Progress
+from docatlas.core.base.progress import Progress
 from docatlas.gui.models.documents_model import CHUNKS, ENTITIES, NAME
 from gui_helpers import statuses, wait_idle
 from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl

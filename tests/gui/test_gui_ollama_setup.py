@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from docatlas.core import paths
-from docatlas.gui.ollama_admin import host_label, is_remote
+from docatlas.core.base import paths
+from docatlas.core.llm.admin import host_label, is_remote
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.helpers import long_document
-from docatlas.core.pipeline import Progress
+from docatlas.core.base.progress import Progress
 from gui_helpers import statuses, wait_idle
 from PySide6.QtCore import Qt
 

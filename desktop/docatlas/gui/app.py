@@ -21,8 +21,8 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox
 
 from docatlas import __version__
-from docatlas.core import paths
-from docatlas.core.errors import DocAtlasError
+from docatlas.core.base import paths
+from docatlas.core.base.errors import DocAtlasError
 from docatlas.gui.gui_state import GuiState, load_state
 from docatlas.gui.theme import apply_theme, follow_system
 

@@ -12,7 +12,7 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from docatlas.core import paths
+from docatlas.core.base import paths
 
 log = logging.getLogger("docatlas.gui.state")
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from docatlas.core.config import Settings
-from docatlas.core.errors import ModelNotFound, OllamaUnreachable
-from docatlas.core.pipeline import Progress
+from docatlas.core.base.errors import ModelNotFound, OllamaUnreachable
+from docatlas.core.base.progress import Progress
+from docatlas.core.base.settings import Settings
 from docatlas.gui.jobs import IngestResult, delete_job, ingest_job
 from docatlas.gui.queries import documents_with_work, failed_documents
 from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner

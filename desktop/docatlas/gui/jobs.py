@@ -10,12 +10,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docatlas.core.config import Settings
-from docatlas.core.llm import OllamaLLM
-from docatlas.core.pipeline import Progress, index, remove_document
+from docatlas.core.base.progress import Progress
+from docatlas.core.base.settings import Settings
+from docatlas.core.jobs.ingest import index, remove_document
+from docatlas.core.llm.admin import OllamaProbe, PullStatus, probe, pull_model
+from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.retrieval.answer import Answer, ask
-from docatlas.core.store import Store
-from docatlas.gui.ollama_admin import OllamaProbe, PullStatus, probe, pull_model
+from docatlas.core.storage.database import Store
 from docatlas.gui.tasks import Job, TaskContext
 
 

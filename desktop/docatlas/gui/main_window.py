@@ -14,9 +14,10 @@ from PySide6.QtCore import QByteArray, Qt, QTimer, QUrl
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QProgressBar, QTabWidget
 
-from docatlas.core import paths
-from docatlas.core.config import Settings, load_settings
-from docatlas.core.errors import DocAtlasError
+from docatlas.core.base import paths
+from docatlas.core.base.errors import DocAtlasError
+from docatlas.core.base.settings import Settings, load_settings
+from docatlas.core.llm.admin import OllamaProbe
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.dialogs.ollama_setup import OllamaSetupDialog
 from docatlas.gui.formatting import duration
@@ -25,7 +26,6 @@ from docatlas.gui.gui_state import GuiState, load_state, save_state
 from docatlas.gui.ingestion import IngestionController, describe_step
 from docatlas.gui.jobs import probe_job
 from docatlas.gui.menus import build_menus
-from docatlas.gui.ollama_admin import OllamaProbe
 from docatlas.gui.prompts.panel import PromptsPanel
 from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
 from docatlas.gui.theme import apply_theme

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from docatlas.core.graph import entity_sources
-from docatlas.core.store import DocumentRow, Store
+from docatlas.core.graph.export import entity_sources
+from docatlas.core.storage.database import DocumentRow, Store
 
 
 @dataclass(frozen=True)

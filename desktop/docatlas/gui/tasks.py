@@ -26,7 +26,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 
-from docatlas.core.errors import Cancelled, DocAtlasError
+from docatlas.core.base.errors import Cancelled, DocAtlasError
 
 log = logging.getLogger("docatlas.gui.tasks")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docatlas.core import paths
-from docatlas.core.store import Store
+from docatlas.core.base import paths
+from docatlas.core.storage.database import Store
 from docatlas.gui.conversations import ConversationBook
 
 

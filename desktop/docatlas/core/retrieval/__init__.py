@@ -1,8 +1,7 @@
-"""Answers from the graph: keywords, embeddings, full-text search, context per mode,
+"""Layer 7: answers from the graph: keywords, embeddings, full-text search, context per mode,
 community reports, global (map/reduce) search, the answer with references.
 
-Entry points (import them from their modules; this package imports nothing itself so
-that the store can load `schema` without a cycle):
+Entry points (import them from their modules):
 
 - `answer.ask(store, llm, question, settings, ...) -> Answer`
 - `embed.embed_pending(store, llm, settings, cancel) -> Iterator[dict]`

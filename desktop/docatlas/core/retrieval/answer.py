@@ -12,11 +12,12 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from docatlas.core.chunking import count_tokens
-from docatlas.core.config import Settings
-from docatlas.core.errors import Cancelled, DocAtlasError, LLMError
-from docatlas.core.llm import LLM, STOPPED
-from docatlas.core.prompt_store import prompts_fingerprint, query_prompts
+from docatlas.core.base.errors import Cancelled, DocAtlasError, LLMError
+from docatlas.core.base.settings import Settings
+from docatlas.core.base.tokens import count_tokens
+from docatlas.core.llm.ollama import STOPPED
+from docatlas.core.llm.protocol import LLM
+from docatlas.core.prompts.store import prompts_fingerprint, query_prompts
 from docatlas.core.retrieval.budget import context_window, free_room, reply_room
 from docatlas.core.retrieval.cache import answer_key, get_answer, knowledge_version, put_answer
 from docatlas.core.retrieval.context import ChunkItem, Context, build_context, fill_budget, render
@@ -26,7 +27,7 @@ from docatlas.core.retrieval.keywords import Keywords, extract_keywords
 from docatlas.core.retrieval.references import Reference, build_references
 from docatlas.core.retrieval.search import question_vectors
 from docatlas.core.retrieval.templates import fill
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 MODES = ("local", "global", "hybrid", "naive", "mix", "community")
 NO_CONTEXT_ANSWER = "I found nothing about this in your documents, so I cannot answer it from them."

@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from docatlas.core.chunking import count_tokens, get_encoding
-from docatlas.core.config import QuerySettings, Settings
-from docatlas.core.errors import LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
-from docatlas.core.llm import FALLBACK_CONTEXT, LLM, MESSAGE_OVERHEAD, SAFETY
+from docatlas.core.base.errors import LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
+from docatlas.core.base.settings import QuerySettings, Settings
+from docatlas.core.base.tokens import count_tokens, get_encoding
+from docatlas.core.llm.ollama import FALLBACK_CONTEXT, MESSAGE_OVERHEAD, SAFETY
+from docatlas.core.llm.protocol import LLM
 
 
 @dataclass(frozen=True)

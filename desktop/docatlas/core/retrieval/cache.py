@@ -11,8 +11,8 @@ import json
 import time
 from dataclasses import asdict
 
-from docatlas.core.config import Settings
-from docatlas.core.store import Store
+from docatlas.core.base.settings import Settings
+from docatlas.core.storage.database import Store
 
 
 def knowledge_version(store: Store) -> str:

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
-from docatlas.core.chunking import count_tokens
-from docatlas.core.config import QuerySettings
+from docatlas.core.base.settings import QuerySettings
+from docatlas.core.base.tokens import count_tokens
 from docatlas.core.retrieval.budget import split, truncate
 from docatlas.core.retrieval.keywords import Keywords
 from docatlas.core.retrieval.retrieve import PROVENANCE, Found, retrieve
 from docatlas.core.retrieval.search import QueryVectors
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 
 def _one_line(text: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from docatlas.core.chunking import count_tokens
+from docatlas.core.base.tokens import count_tokens
 
 
 def recent_history(history: Sequence[dict], turns: int, budget: int) -> list[dict]:

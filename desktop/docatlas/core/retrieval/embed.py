@@ -17,11 +17,11 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
-from docatlas.core.config import Settings
-from docatlas.core.errors import LLMError, ModelNotFound
-from docatlas.core.retrieval.schema import split_relation_ref
+from docatlas.core.base.errors import LLMError, ModelNotFound
+from docatlas.core.base.keys import split_relation_ref
+from docatlas.core.base.settings import Settings
 from docatlas.core.retrieval.vectors import bump_versions, load_matrix, write_vectors
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 log = logging.getLogger("docatlas.retrieval")
 

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Iterable
 
 from docatlas.core.retrieval.keywords import WORD, content_words
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 log = logging.getLogger("docatlas.retrieval")
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from docatlas.core.chunking import count_tokens
-from docatlas.core.config import Settings
-from docatlas.core.errors import Cancelled, LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
-from docatlas.core.llm import LLM
-from docatlas.core.prompt_store import query_prompts
+from docatlas.core.base.errors import Cancelled, LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
+from docatlas.core.base.settings import Settings
+from docatlas.core.base.tokens import count_tokens
+from docatlas.core.llm.protocol import LLM
+from docatlas.core.prompts.store import query_prompts
 from docatlas.core.retrieval import vectors
 from docatlas.core.retrieval.budget import free_room, truncate
 from docatlas.core.retrieval.context import ChunkItem, PointItem, ReportItem, load_chunks
@@ -26,7 +26,7 @@ from docatlas.core.retrieval.jsonreply import parse_json_object, string_list
 from docatlas.core.retrieval.keywords import content_words
 from docatlas.core.retrieval.search import fuse
 from docatlas.core.retrieval.templates import fill
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 log = logging.getLogger("docatlas.retrieval")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from docatlas.core.llm import strip_think
+from docatlas.core.llm.protocol import strip_think
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")

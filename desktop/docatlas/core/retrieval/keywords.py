@@ -12,8 +12,8 @@ import re
 import threading
 from dataclasses import dataclass
 
-from docatlas.core.errors import Cancelled, LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
-from docatlas.core.llm import LLM
+from docatlas.core.base.errors import Cancelled, LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
+from docatlas.core.llm.protocol import LLM
 from docatlas.core.retrieval.jsonreply import parse_json_object, string_list
 from docatlas.core.retrieval.templates import fill
 

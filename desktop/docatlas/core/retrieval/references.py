@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 from docatlas.core.retrieval.context import Context
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 _BRACKETS = re.compile(r"\[([^\[\]]{1,80})\]")
 _LABEL = re.compile(r"\b([ERCPK]\d{1,4})\b")

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 
-from docatlas.core.config import QuerySettings
+from docatlas.core.base.settings import QuerySettings
 from docatlas.core.retrieval.keywords import Keywords
 from docatlas.core.retrieval.search import QueryVectors, find_chunks, find_entities, find_relations
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 GRAPH_MODES = ("local", "global", "hybrid", "mix")
 CHUNKS_PER_ITEM = 20  # source chunks read per entity or relation

@@ -12,11 +12,11 @@ from typing import TypeVar
 
 import numpy as np
 
-from docatlas.core.errors import Cancelled, LLMError, ModelNotFound
+from docatlas.core.base.errors import Cancelled, LLMError, ModelNotFound
+from docatlas.core.base.keys import split_relation_ref
 from docatlas.core.retrieval import fulltext, vectors
 from docatlas.core.retrieval.keywords import Keywords
-from docatlas.core.retrieval.schema import split_relation_ref
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 K = TypeVar("K", bound=Hashable)
 RRF_K = 60

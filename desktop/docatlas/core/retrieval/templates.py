@@ -1,7 +1,7 @@
 """The query prompts: the bundled `resources/prompts/query/*.txt`, or the workspace's own.
 
 `fill(name, **values)` renders the bundled text; given `prompts` (the workspace's texts,
-from `docatlas.core.prompt_store.query_prompts`), it renders the user's text instead.
+from `docatlas.core.prompts.store.query_prompts`), it renders the user's text instead.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
-from docatlas.core.prompts import prompts_root, render
+from docatlas.core.prompts.catalog import prompts_root, render
 
 QUERY_PROMPTS = ("keywords", "answer", "community_report", "community_map")
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 APPROXIMATE_FROM = 50_000  # rows; below this every search scores every row
 PROJECTED = 192  # directions kept for picking candidates

@@ -13,7 +13,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from docatlas.core.documents import SUPPORTED_SUFFIXES
+from docatlas.core.ingest.loaders import SUPPORTED_SUFFIXES
 
 DOCUMENT_FILTER = "Documents ({});;All files (*)".format(" ".join(f"*{s}" for s in sorted(SUPPORTED_SUFFIXES)))
 

@@ -26,12 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docatlas.core import paths
-from docatlas.core.config import Settings, save_settings
+from docatlas.core.base import paths
+from docatlas.core.base.settings import Settings, save_settings
+from docatlas.core.llm.admin import ModelInfo, OllamaProbe, PullStatus, full_name, is_remote
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.formatting import human_size
 from docatlas.gui.jobs import probe_job, pull_job
-from docatlas.gui.ollama_admin import ModelInfo, OllamaProbe, PullStatus, full_name, is_remote
 from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
 from docatlas.gui.theme import error_style
 

@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QKeySequence, QUndoStack
 
-from docatlas.core import edits
-from docatlas.core.extraction import suggest
-from docatlas.core.store import Store
+from docatlas.core.graph import edits, suggest
+from docatlas.core.storage.database import Store
 from docatlas.gui.graph import query
 from docatlas.gui.graph.commands import StoreEdit
 from docatlas.gui.graph.export import VIEW_FORMATS, export_graph, export_view

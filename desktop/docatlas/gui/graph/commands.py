@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from PySide6.QtGui import QUndoCommand
 
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 Apply = Callable[[Store, Any], Any]
 Revert = Callable[[Store, Any], None]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 
 PASSAGE_LIMIT = 200
 NEIGHBOUR_LIMIT = 500

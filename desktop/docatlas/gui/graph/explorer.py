@@ -16,7 +16,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
-from docatlas.core.store import Store
+from docatlas.core.storage.database import Store
 from docatlas.gui.graph import query
 from docatlas.gui.graph.actions import GraphEditor
 from docatlas.gui.graph.canvas import GraphCanvas

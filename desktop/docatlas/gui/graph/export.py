@@ -9,8 +9,8 @@ from PySide6.QtCore import QRectF, QSize
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
-from docatlas.core.graph import export
-from docatlas.core.store import Store
+from docatlas.core.graph.export import export
+from docatlas.core.storage.database import Store
 from docatlas.gui.graph.canvas import GraphCanvas
 from docatlas.gui.graph.palette import BACKGROUND
 from docatlas.gui.graph.render import paint_scene

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from docatlas.core import layout
-from docatlas.core.layout import Cancel, Communities, GraphArrays, graph_arrays
-from docatlas.core.store import Store
+from docatlas.core.graph import layout
+from docatlas.core.graph.layout import Cancel, Communities, GraphArrays, graph_arrays
+from docatlas.core.storage.database import Store
 
 SPACING = 24.0  # scene units between neighbouring nodes
 MIN_RADIUS, MAX_RADIUS = 3.0, 24.0

@@ -1,4 +1,4 @@
-"""Reviewing merge suggestions (found by `docatlas.core.extraction.suggest`): merge, or mark different.
+"""Reviewing merge suggestions (found by `docatlas.core.graph.suggest`): merge, or mark different.
 
 A non-modal dialog over the explorer: every decision is an undoable explorer command, and
 the list refreshes when the graph has been reloaded after it.
@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docatlas.core.extraction.suggest import Suggestion, list_suggestions
-from docatlas.core.store import Store
+from docatlas.core.graph.suggest import Suggestion, list_suggestions
+from docatlas.core.storage.database import Store
 
 COLUMNS = ("Entity", "Entity", "Score", "Why")
 

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docatlas.core.llm import MESSAGE_OVERHEAD, SAFETY
-from docatlas.core.prompt_store import PromptVersion
-from docatlas.core.prompts import Problem, PromptSpec, check, render, token_count
+from docatlas.core.llm.ollama import MESSAGE_OVERHEAD, SAFETY
+from docatlas.core.prompts.catalog import Problem, PromptSpec, check, render, token_count
+from docatlas.core.prompts.store import PromptVersion
 from docatlas.gui.prompts.highlighter import PlaceholderHighlighter
 from docatlas.gui.prompts.trial import TrialView
 from docatlas.gui.prompts.versions import VersionsView

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
-from docatlas.core.prompts import PLACEHOLDER_LIKE, Problem
+from docatlas.core.prompts.catalog import PLACEHOLDER_LIKE, Problem
 
 KNOWN_COLOR = QColor("#1f6feb")
 UNKNOWN_COLOR = QColor("#d1242f")

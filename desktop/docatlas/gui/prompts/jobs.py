@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from docatlas.core import prompt_store
-from docatlas.core.config import Settings
-from docatlas.core.extraction.extract import ChunkExtraction, extract_chunk, first_messages
-from docatlas.core.extraction.summarize import ModelSummarizer
-from docatlas.core.llm import OllamaLLM
-from docatlas.core.prompts import spec, token_count
-from docatlas.core.store import Store
+from docatlas.core.base.settings import Settings
+from docatlas.core.graph.summarize import ModelSummarizer
+from docatlas.core.ingest.extract import ChunkExtraction, extract_chunk, first_messages
+from docatlas.core.jobs.reextract import requeue_chunks
+from docatlas.core.llm.ollama import OllamaLLM
+from docatlas.core.prompts import store as prompt_store
+from docatlas.core.prompts.catalog import spec, token_count
+from docatlas.core.storage.database import Store
 from docatlas.gui.tasks import Job, TaskContext
 
 
@@ -97,6 +98,6 @@ def requeue_job(db_path: Path, settings: Settings) -> Job:
             summarize = ModelSummarizer(lambda: OllamaLLM(settings.ollama, cache=store), settings.extraction,
                                         template=prompt_store.merge_template(store, "summarize"),
                                         cancel=context.cancel)
-            prompt_store.requeue_chunks(store, ids, summarize)
+            requeue_chunks(store, ids, summarize)
             return len(ids)
     return run

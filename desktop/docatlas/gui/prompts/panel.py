@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docatlas.core import prompt_store
-from docatlas.core.config import Settings
-from docatlas.core.prompts import available_profiles, catalog, load_profile, spec
-from docatlas.core.store import Store
+from docatlas.core.base.settings import Settings
+from docatlas.core.prompts import store as prompt_store
+from docatlas.core.prompts.catalog import available_profiles, catalog, load_profile, spec
+from docatlas.core.storage.database import Store
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.ingestion import IngestionController
 from docatlas.gui.prompts.dialogs import PromptFiles

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from docatlas.core import paths, prompt_store
-from docatlas.core.config import save_settings
-from docatlas.core.prompt_import import ImportReport, read_prompt_file
+from docatlas.core.base import paths
+from docatlas.core.base.settings import save_settings
+from docatlas.core.prompts import store as prompt_store
+from docatlas.core.prompts.importer import ImportReport, read_prompt_file
 from docatlas.gui.prompts.jobs import requeue_job
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docatlas.core.prompt_store import PromptVersion, diff_texts
+from docatlas.core.prompts.store import PromptVersion, diff_texts
 from docatlas.gui.prompts.highlighter import DiffHighlighter
 
 EDITOR = "the editor"

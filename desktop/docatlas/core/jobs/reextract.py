@@ -1,0 +1,180 @@
+"""Re-derive the whole graph from what is stored, without asking the model to read anything.
+
+Three steps, each optional to skip and none calling the model:
+
+1. Re-parse: every finished chunk's conversation is replayed from the reply cache through
+   the current parser (`ReplayLLM`); a chunk whose records change gets the new ones. The
+   replay follows the conversation the chunk really had, whatever the gleaning settings
+   say now: gleaning rounds go on while their replies are cached, and loop checks are
+   skipped (a round the model was not asked for is simply not in the cache). A chunk
+   whose first reply is not cached (other entity types, language or prompt) keeps the
+   records it has.
+2. Re-key: every record's key is computed again from the name the model wrote, with the
+   current normalisation and the accepted merges (`entity_aliases`).
+3. Re-merge: `rebuild` over all keys, with the summariser given (cached summaries cost
+   nothing; a cache-only summariser joins the descriptions it finds no summary for).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from docatlas.core.base.keys import entity_key
+from docatlas.core.base.settings import Settings
+from docatlas.core.graph.merge import Summarizer, aliases, rebuild
+from docatlas.core.ingest.extract import extract_chunk
+from docatlas.core.llm.replay import NotCached, ReplayLLM
+from docatlas.core.prompts.catalog import Profile
+from docatlas.core.prompts.store import extraction_profile
+from docatlas.core.storage.database import Store
+
+REPLAY_ROUNDS = 16  # gleaning rounds a replay may follow (each one only if it is cached)
+
+
+@dataclass
+class RederiveReport:
+    """What a re-derivation did."""
+
+    chunks: int = 0  # finished chunks looked at
+    reparsed: int = 0  # chunks whose conversation was replayed from the cache
+    changed: int = 0  # of those, chunks whose records changed
+    kept: int = 0  # chunks with no cached reply: records kept as they were
+    rekeyed: int = 0  # records filed under a new key
+    entities: int = 0
+    relations: int = 0
+
+
+def rederive(store: Store, settings: Settings, *, summarize: Summarizer | None = None,
+             reparse: bool = True) -> RederiveReport:
+    """Re-parse (optional), re-key and re-merge the whole graph; no model call is made here."""
+    report = RederiveReport()
+    if reparse:
+        reparse_chunks(store, settings, report)
+    else:
+        report.chunks = _finished_count(store)
+    report.rekeyed = rekey(store)
+    rebuild(store, None, summarize)
+    counts = store.counts()
+    report.entities, report.relations = counts["entities"], counts["relations"]
+    return report
+
+
+def reparse_chunks(store: Store, settings: Settings, report: RederiveReport | None = None) -> RederiveReport:
+    """Replay every finished chunk's cached replies through the current parser; store changes."""
+    report = report or RederiveReport()
+    profiles: dict[str, Profile | None] = {}
+    replay = replace(settings.extraction, gleaning=REPLAY_ROUNDS, loop_check=False)
+    rows = store.query("SELECT id, text, profile, model FROM chunks WHERE status IN ('done', 'empty') ORDER BY id")
+    for row in rows:
+        report.chunks += 1
+        profile = _profile(store, profiles, row["profile"] or settings.extraction.profile)
+        if profile is None:
+            report.kept += 1
+            continue
+        llm = ReplayLLM(settings.ollama, store, model=row["model"] or settings.ollama.model)
+        try:
+            result = extract_chunk(llm, profile, row["text"], replay)
+        except NotCached:
+            report.kept += 1
+            continue
+        report.reparsed += 1
+        if _records_of(store, row["id"]) == _records(result.entities, result.relations):
+            continue
+        report.changed += 1
+        store.finish_chunk(
+            row["id"], result.entities, result.relations, status=result.status, profile=profile.name,
+            model=llm.model, calls=0, keys=[entity_key(e.name) for e in result.entities],
+            relation_keys=[(entity_key(r.source), entity_key(r.target)) for r in result.relations],
+        )
+    return report
+
+
+def rekey(store: Store) -> int:
+    """File every per-chunk record under the key its name gives now (accepted merges applied).
+
+    Returns how many record keys changed."""
+    alias_of = aliases(store)
+
+    def canonical(name: str) -> str:
+        key = entity_key(name)
+        return alias_of.get(key, key)
+
+    entity_updates = [
+        (canonical(name), rowid)
+        for rowid, key, name in store.conn.execute("SELECT rowid, key, name FROM chunk_entities")
+        if canonical(name) != key
+    ]
+    relation_updates = []
+    for rowid, sk, tk, source, target in store.conn.execute(
+        "SELECT rowid, source_key, target_key, source, target FROM chunk_relations"
+    ):
+        new = (canonical(source), canonical(target))
+        if new != (sk, tk):
+            relation_updates.append((*new, rowid))
+    with store.transaction() as conn:
+        conn.executemany("UPDATE chunk_entities SET key = ? WHERE rowid = ?", entity_updates)
+        conn.executemany("UPDATE chunk_relations SET source_key = ?, target_key = ? WHERE rowid = ?",
+                         relation_updates)
+    return len(entity_updates) + len(relation_updates)
+
+
+def _profile(store: Store, cache: dict[str, Profile | None], name: str) -> Profile | None:
+    """The profile with the workspace's prompts (a replay matches replies to the prompts in use)."""
+    if name not in cache:
+        try:
+            cache[name] = extraction_profile(store, name)
+        except ValueError:
+            cache[name] = None  # a profile this version no longer ships
+    return cache[name]
+
+
+def _records(entities: list, relations: list) -> tuple[list[tuple], list[tuple]]:
+    return ([(e.name, e.type, e.description) for e in entities],
+            [(r.source, r.target, r.keywords, r.description, r.strength) for r in relations])
+
+
+def _records_of(store: Store, chunk_id: int) -> tuple[list[tuple], list[tuple]]:
+    entities = [tuple(r) for r in store.conn.execute(
+        "SELECT name, type, description FROM chunk_entities WHERE chunk_id = ? ORDER BY rowid", (chunk_id,))]
+    relations = [tuple(r) for r in store.conn.execute(
+        "SELECT source, target, keywords, description, strength FROM chunk_relations WHERE chunk_id = ? "
+        "ORDER BY rowid", (chunk_id,))]
+    return entities, relations
+
+
+def _finished_count(store: Store) -> int:
+    return store.query("SELECT COUNT(*) AS n FROM chunks WHERE status IN ('done', 'empty')")[0]["n"]
+
+
+def requeue_chunks(store: Store, chunk_ids: Iterable[int], summarize: Summarizer | None = None) -> set[str]:
+    """Send chunks back to `pending` without their records, and re-derive what those supported.
+
+    The next run (ingestion, or Resume) extracts them again. Returns the entity keys touched.
+    """
+    ids = [(int(i),) for i in chunk_ids]
+    if not ids:
+        return set()
+    with store.transaction() as conn:
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS requeue (id INTEGER PRIMARY KEY)")
+        conn.execute("DELETE FROM temp.requeue")
+        conn.executemany("INSERT OR IGNORE INTO temp.requeue(id) VALUES (?)", ids)
+        touched = {r[0] for r in conn.execute(
+            "SELECT key FROM chunk_entities WHERE chunk_id IN (SELECT id FROM temp.requeue)")}
+        for source, target in conn.execute("SELECT source_key, target_key FROM chunk_relations "
+                                           "WHERE chunk_id IN (SELECT id FROM temp.requeue)"):
+            touched.update((source, target))
+        documents = [r[0] for r in conn.execute(
+            "SELECT DISTINCT document_id FROM chunks WHERE id IN (SELECT id FROM temp.requeue)")]
+        conn.execute("DELETE FROM chunk_entities WHERE chunk_id IN (SELECT id FROM temp.requeue)")
+        conn.execute("DELETE FROM chunk_relations WHERE chunk_id IN (SELECT id FROM temp.requeue)")
+        conn.execute("UPDATE chunks SET status = 'pending', error = NULL, prompt_hash = NULL, updated_at = ? "
+                     "WHERE id IN (SELECT id FROM temp.requeue)", (time.time(),))
+        if touched:  # cleared by the rebuild below; a crash before it makes the next run rebuild all
+            conn.execute("INSERT INTO meta(key, value) VALUES ('graph_dirty', '1') "
+                         "ON CONFLICT(key) DO UPDATE SET value = '1'")
+    for document_id in documents:
+        store.refresh_document_status(document_id)
+    rebuild(store, touched, summarize)
+    return touched

@@ -1,0 +1,168 @@
+"""Ollama housekeeping for the window: is it reachable, which models are there, pull one.
+
+Plain Python (no Qt), run by background tasks. Probing asks only the configured host;
+pulling is the one action that lets Ollama download from the internet, and it happens only
+when the user asks for it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import httpx
+import ollama
+
+from docatlas.core.base.errors import Cancelled, DocAtlasError, LLMError, OllamaUnreachable
+from docatlas.core.base.settings import Settings
+from docatlas.core.llm.ollama import OllamaLLM, normalize_host
+
+log = logging.getLogger("docatlas.gui.ollama")
+
+PROBE_CONNECT_S = 3.0
+EMBED_HINTS = ("embed", "bert", "bge", "e5", "minilm", "gte")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """One installed model, as the pickers show it."""
+
+    name: str
+    size: int
+    family: str
+    parameter_size: str
+    embedding: bool  # an embedding model (cannot chat)
+
+
+@dataclass(frozen=True)
+class OllamaProbe:
+    """What a check of the host found."""
+
+    host: str  # normalised URL
+    reachable: bool
+    models: tuple[ModelInfo, ...] = ()
+    error: str = ""  # one sentence when not reachable
+    remote: bool = False
+    missing: tuple[str, ...] = field(default=())  # configured models that are not installed
+
+    @property
+    def ready(self) -> bool:
+        """Reachable, with the configured chat and embedding models installed."""
+        return self.reachable and not self.missing
+
+
+@dataclass(frozen=True)
+class PullStatus:
+    """One step of a model download."""
+
+    status: str
+    completed: int = 0
+    total: int = 0
+
+
+def is_remote(host: str) -> bool:
+    """True when the host is not this computer (documents would leave it)."""
+    try:
+        name = (urlsplit(normalize_host(host)).hostname or "").lower()
+    except LLMError:
+        return False
+    if name == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return True
+
+
+def host_label(host: str) -> str:
+    """The host as people write it: "127.0.0.1:11434"."""
+    try:
+        return normalize_host(host).split("://", 1)[1]
+    except LLMError:
+        return host
+
+
+def full_name(name: str) -> str:
+    """Ollama's implicit tag: "qwen2.5" means "qwen2.5:latest"."""
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
+def _looks_like_embedding(name: str, family: str) -> bool:
+    text = f"{name} {family}".lower()
+    return any(hint in text for hint in EMBED_HINTS)
+
+
+def probe(settings: Settings) -> OllamaProbe:
+    """Ask the host for its models (one attempt, short connect timeout); never raises."""
+    quick = settings.with_overrides(
+        ollama__retries=0, ollama__connect_timeout_s=min(PROBE_CONNECT_S, settings.ollama.connect_timeout_s))
+    remote = is_remote(settings.ollama.host)
+    try:
+        llm = OllamaLLM(quick.ollama)
+    except LLMError as exc:
+        return OllamaProbe(settings.ollama.host, False, error=exc.message, remote=remote)
+    try:
+        listed = llm.list_models()
+        models = tuple(_model_info(llm.client, m) for m in listed)
+    except DocAtlasError as exc:
+        return OllamaProbe(llm.host, False, error=exc.message, remote=remote)
+    except Exception as exc:  # a proxy page, garbage: say so, keep the detail in the log
+        log.warning("probe of %s failed", llm.host, exc_info=exc)
+        return OllamaProbe(llm.host, False, remote=remote,
+                           error=f"The server at {llm.host} did not answer like Ollama; check the address.")
+    finally:
+        llm.close()
+    installed = {full_name(m.name) for m in models}
+    wanted = [settings.ollama.model, settings.ollama.embed_model]
+    missing = tuple(n for n in wanted if n and full_name(n) not in installed)
+    return OllamaProbe(llm.host, True, models, remote=remote, missing=missing)
+
+
+def _model_info(client: ollama.Client, listed: dict) -> ModelInfo:
+    name = listed["name"]
+    embedding = _looks_like_embedding(name, listed["family"])
+    try:
+        caps = list(client.show(name).capabilities or [])
+        if caps:
+            embedding = "embedding" in caps and "completion" not in caps
+    except Exception as exc:  # older Ollama: no capabilities; keep the guess
+        log.debug("show %s failed: %s", name, exc)
+    return ModelInfo(name, listed["size"], listed["family"], listed["parameter_size"], embedding)
+
+
+def pull_model(settings: Settings, name: str, cancel: threading.Event) -> Iterator[PullStatus]:
+    """Have Ollama download `name`, yielding its progress; raises LLMError or Cancelled."""
+    name = name.strip()
+    if not name:
+        raise LLMError("Type the name of the model to pull, for example qwen2.5:7b.")
+    host = normalize_host(settings.ollama.host)
+    client = ollama.Client(host=host, timeout=httpx.Timeout(None, connect=settings.ollama.connect_timeout_s),
+                           trust_env=is_remote(host))
+    log.info("pulling %s through %s", name, host)
+    try:
+        stream = client.pull(name, stream=True)
+        try:
+            for part in stream:
+                if cancel.is_set():
+                    raise Cancelled(f"The download of {name} was stopped; pull it again to continue.")
+                yield PullStatus(part.status or "", int(part.completed or 0), int(part.total or 0))
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+    except (Cancelled, LLMError):
+        raise
+    except ollama.ResponseError as exc:
+        raise LLMError(f"Ollama could not pull {name}: {str(exc.error).strip().rstrip('.')}; "
+                       "check the name at ollama.com/library.") from exc
+    except (httpx.ConnectError, httpx.ConnectTimeout, ConnectionError) as exc:
+        raise OllamaUnreachable(f"Ollama is not reachable at {host}; start Ollama and try again.") from exc
+    except httpx.HTTPError as exc:
+        raise LLMError(f"The download of {name} broke off ({exc}); pull it again to continue.") from exc
+    finally:
+        client.close()
+

@@ -1,0 +1,421 @@
+"""The one client around the official `ollama` package: chat, embeddings, model facts.
+
+Every call has an explicit timeout, is retried with backoff on transient faults, and ends in a
+user-facing error (see `errors.py`) when Ollama cannot help. Replies are cached by content.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+import httpx
+import ollama
+
+from docatlas.core.base.errors import Cancelled, LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
+from docatlas.core.base.settings import DEFAULT_HOST, OllamaSettings
+from docatlas.core.llm.protocol import LLMReply, ResponseCache, cache_key, reply_options, strip_think
+
+log = logging.getLogger("docatlas.llm")
+
+DEFAULT_PORT = 11434
+FALLBACK_CONTEXT = 4096
+MIN_CONTEXT = 2048
+MESSAGE_OVERHEAD = 64
+SAFETY = 1.1
+STOPPED = "The run was stopped; the unfinished answer was discarded."
+_OPEN, _CLOSE = "<think>", "</think>"
+_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+T = TypeVar("T")
+
+
+def normalize_host(host: str | None) -> str:
+    """Return http(s)://host:port by Ollama's rules: http, port 11434, 0.0.0.0 means local."""
+    raw = (host or "").strip() or DEFAULT_HOST
+    scheme, sep, rest = raw.partition("://")
+    port = DEFAULT_PORT
+    if not sep:
+        scheme, rest = "http", raw
+    else:
+        scheme = scheme.lower()
+        port = {"http": 80, "https": 443}.get(scheme, DEFAULT_PORT)
+    try:
+        if scheme not in ("http", "https"):
+            raise ValueError(scheme)
+        split = urlsplit(f"{scheme}://{rest}")
+        port = split.port or port
+    except ValueError:
+        raise LLMError(
+            f"The Ollama address {raw!r} is not valid; write it as host:port, "
+            "for example 127.0.0.1:11434."
+        ) from None
+    name = split.hostname or "127.0.0.1"
+    if name == "0.0.0.0":
+        name = "127.0.0.1"
+    elif name == "::":
+        name = "::1"
+    if ":" in name:
+        name = f"[{name}]"
+    path = split.path.strip("/")
+    return f"{scheme}://{name}:{port}" + (f"/{path}" if path else "")
+
+
+def _is_loopback(url: str) -> bool:
+    name = (urlsplit(url).hostname or "").lower()
+    return name in {"localhost", "::1"} or name.startswith("127.")
+
+
+class _TokenSink:
+    """Relays streamed pieces, and after a retry only what the reader has not had yet."""
+
+    def __init__(self, on_token: Callable[[str], None]):
+        self.on_token = on_token
+        self.sent = 0  # characters the reader has
+        self.attempt = 0  # characters of the current attempt
+
+    def restart(self) -> None:
+        """A new attempt begins (a stream was cut and the call is retried)."""
+        self.attempt = 0
+
+    def __call__(self, piece: str) -> None:
+        start, self.attempt = self.attempt, self.attempt + len(piece)
+        if self.attempt > self.sent:
+            self.on_token(piece[max(0, self.sent - start):])
+            self.sent = self.attempt
+
+
+class _IncompleteStream(Exception):
+    """The stream ended without the final `done` message."""
+
+
+def _kind(exc: BaseException) -> str:
+    """Classify an exception: connect, timeout, stream, server (all retried) or fatal."""
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | ConnectionError):
+        return "connect"
+    if isinstance(exc, httpx.TimeoutException):
+        return "timeout"
+    if isinstance(exc, httpx.TransportError | _IncompleteStream | json.JSONDecodeError):
+        return "stream"
+    if isinstance(exc, ollama.ResponseError) and (exc.status_code >= 500 or exc.status_code < 0):
+        return "server"
+    return "fatal"
+
+
+class OllamaLLM:
+    """LLM backed by a local (or LAN) Ollama; thread-safe, one shared HTTP client."""
+
+    def __init__(
+        self,
+        settings: OllamaSettings,
+        cache: ResponseCache | None = None,
+        model: str | None = None,
+    ):
+        self.settings = settings
+        self.cache = cache
+        self.model = model or settings.model
+        self.host = normalize_host(settings.host)
+        self.client = self._new_client()
+        self.calls = 0
+        self.cache_hits = 0
+        self._lock = threading.Lock()
+        self._contexts: dict[str, int] = {}
+        self._no_think: set[str] = set()
+
+    # -- public API -----------------------------------------------------------------------
+    def chat(
+        self,
+        messages: list[dict],
+        *,
+        format: dict | str | None = None,
+        num_predict: int | None = None,
+        cancel: threading.Event | None = None,
+        on_token: Callable[[str], None] | None = None,
+    ) -> LLMReply:
+        """Ask the model; streamed, cancellable, cached, retried. Raises LLMError/Cancelled.
+
+        `on_token` gets the raw pieces as they arrive; after a retry it gets only what goes
+        beyond what it already had, so a reader never sees the answer twice.
+        """
+        started = time.monotonic()
+        model = self.model
+        predict = num_predict or self.settings.num_predict
+        options = reply_options(self.settings, predict)
+        key = cache_key(model, options, messages, format)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            with self._lock:
+                self.cache_hits += 1
+            log.debug("cache hit for %s (%s)", model, key[:12])
+            return LLMReply(hit, 0, 0, True, time.monotonic() - started)
+        _raise_if_cancelled(cancel)
+        options["num_ctx"] = self.num_ctx(messages, predict, model)
+        sink = _TokenSink(on_token) if on_token is not None else None
+
+        def attempt() -> tuple[str, int, int]:
+            if sink is not None:
+                sink.restart()
+            return self._stream(model, messages, options, format, cancel, sink)
+
+        with self._interrupt_on(cancel):
+            text, prompt_tokens, completion_tokens = self._retrying(attempt, model, cancel)
+        text = strip_think(text)
+        if text and self.cache is not None:
+            self.cache.put(key, model, text)
+        return LLMReply(text, prompt_tokens, completion_tokens, False, time.monotonic() - started)
+
+    def check(self) -> None:
+        """Raise OllamaUnreachable or ModelNotFound (one user sentence) unless ready to run."""
+        names = {m["name"] for m in self._list(retry=False)}
+        if _full_name(self.model) not in {_full_name(n) for n in names}:
+            raise _not_found(self.model)
+
+    def list_models(self) -> list[dict]:
+        """Installed models: name, size (bytes), family, parameter_size; sorted by name."""
+        return self._list(retry=True)
+
+    def context_length(self, model: str | None = None) -> int:
+        """The model's trained context (from /api/show), cached; 4096 if Ollama does not say."""
+        name = model or self.model
+        with self._lock:
+            if name in self._contexts:
+                return self._contexts[name]
+        shown = self._retrying(lambda: self.client.show(name), name, None)
+        info = dict(shown.modelinfo or {})
+        arch = info.get("general.architecture")
+        value = info.get(f"{arch}.context_length") if arch else None
+        if value is None:
+            value = next((v for k, v in info.items() if k.endswith(".context_length")), None)
+        length = int(value) if value else FALLBACK_CONTEXT
+        with self._lock:
+            self._contexts[name] = length
+        return length
+
+    def num_ctx(self, messages: list[dict], num_predict: int, model: str | None = None) -> int:
+        """Context to ask for: prompt estimate + reply room, in 1024s, within the caps."""
+        from docatlas.core.base.tokens import count_tokens
+
+        name = model or self.model
+        prompt = sum(count_tokens(str(m.get("content") or "")) for m in messages)
+        prompt = math.ceil((prompt + MESSAGE_OVERHEAD * len(messages)) * SAFETY)
+        cap = min(self.context_length(name), self.settings.max_context)
+        if prompt > cap:
+            raise LLMError(
+                f"The prompt needs about {prompt} tokens but {name} can use at most {cap}; "
+                "use smaller chunks or a model with a longer context."
+            )
+        room = num_predict if num_predict > 0 else self.settings.num_predict  # -1: unlimited
+        wanted = max(MIN_CONTEXT, math.ceil((prompt + room) / 1024) * 1024)
+        return min(wanted, cap)
+
+    def embed(self, texts: list[str], model: str | None = None) -> list[list[float]]:
+        """One embedding per text, with the embedding model unless another is given."""
+        if not texts:
+            return []
+        name = model or self.settings.embed_model
+        result = self._retrying(lambda: self.client.embed(model=name, input=texts), name, None)
+        return [list(map(float, vec)) for vec in result.embeddings]
+
+    def close(self) -> None:
+        """Close the HTTP connections."""
+        self.client.close()
+
+    # -- internals ------------------------------------------------------------------------
+    def _list(self, *, retry: bool) -> list[dict]:
+        def call() -> list[dict]:
+            models = []
+            for m in self.client.list().models:
+                details = m.details
+                models.append(
+                    {
+                        "name": m.model or "",
+                        "size": int(m.size or 0),
+                        "family": (details.family if details else None) or "",
+                        "parameter_size": (details.parameter_size if details else None) or "",
+                    }
+                )
+            return sorted(models, key=lambda m: m["name"])
+
+        if retry:
+            return self._retrying(call, self.model, None)
+        try:
+            return call()
+        except Exception as exc:
+            if _kind(exc) == "fatal" and not isinstance(exc, ollama.ResponseError):
+                raise
+            raise self._user_error(exc, self.model) from exc
+
+    def _stream(
+        self,
+        model: str,
+        messages: list[dict],
+        options: dict,
+        format: dict | str | None,
+        cancel: threading.Event | None,
+        on_token: Callable[[str], None] | None,
+    ) -> tuple[str, int, int]:
+        """One streamed chat call; returns (text, prompt tokens, completion tokens)."""
+        with self._lock:
+            think = None if model in self._no_think else False
+        try:
+            return self._consume(model, messages, options, format, think, cancel, on_token)
+        except ollama.ResponseError as exc:
+            if exc.status_code != 400 or "does not support thinking" not in str(exc.error):
+                raise
+            log.info("%s rejects the think flag; asking without it", model)
+            with self._lock:
+                self._no_think.add(model)
+            return self._consume(model, messages, options, format, None, cancel, on_token)
+
+    def _consume(
+        self,
+        model: str,
+        messages: list[dict],
+        options: dict,
+        format: dict | str | None,
+        think: bool | None,
+        cancel: threading.Event | None,
+        on_token: Callable[[str], None] | None,
+    ) -> tuple[str, int, int]:
+        with self._lock:
+            self.calls += 1
+        log.debug("chat %s num_ctx=%s", model, options.get("num_ctx"))
+        stream: Iterator[ollama.ChatResponse] = self.client.chat(
+            model=model,
+            messages=messages,
+            stream=True,
+            think=think,
+            format=format,
+            options=options,
+        )
+        pieces: list[str] = []
+        try:
+            for part in stream:
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled(STOPPED)
+                piece = part.message.content or ""
+                if piece:
+                    pieces.append(piece)
+                    if on_token is not None:
+                        on_token(piece)
+                if part.done:
+                    return "".join(pieces), part.prompt_eval_count or 0, part.eval_count or 0
+        finally:
+            stream.close()
+        raise _IncompleteStream("the answer stopped before it was complete")
+
+    @contextmanager
+    def _interrupt_on(self, cancel: threading.Event | None) -> Iterator[None]:
+        """While the body runs, a set `cancel` cuts the HTTP connections at once.
+
+        The client only sees `cancel` between streamed pieces; a slow model may take minutes
+        to send the first one. Cutting the client's connections ends every call it has in
+        flight (they share the run's cancel event); a fresh client serves later calls.
+        """
+        if cancel is None:
+            yield
+            return
+        finished = threading.Event()
+
+        def watch() -> None:
+            while not finished.is_set():
+                if cancel.wait(0.1):
+                    if not finished.is_set():
+                        self._replace_client()
+                    return
+
+        watcher = threading.Thread(target=watch, name="docatlas-llm-cancel", daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            finished.set()
+
+    def _replace_client(self) -> None:
+        with self._lock:
+            old, self.client = self.client, self._new_client()
+        old._client.close()
+
+    def _new_client(self) -> ollama.Client:
+        timeout = httpx.Timeout(self.settings.timeout_s, connect=self.settings.connect_timeout_s)
+        # a proxy from the environment must never see private text sent to a local Ollama
+        return ollama.Client(host=self.host, timeout=timeout, trust_env=not _is_loopback(self.host))
+
+    def _retrying(self, call: Callable[[], T], model: str, cancel: threading.Event | None) -> T:
+        """Run `call`, retrying transient faults with exponential backoff and jitter."""
+        attempts = max(1, self.settings.retries + 1)
+        for attempt in range(attempts):
+            try:
+                return call()
+            except (Cancelled, LLMError):
+                raise
+            except Exception as exc:
+                _raise_if_cancelled(cancel)  # the connection was cut because the user stopped
+                kind = _kind(exc)
+                if kind == "fatal" and not isinstance(exc, ollama.ResponseError):
+                    raise  # not Ollama's doing (a callback, a bad argument): keep it as it is
+                if kind == "fatal" or attempt == attempts - 1:
+                    raise self._user_error(exc, model) from exc
+                delay = self.settings.backoff_s * 2**attempt * (1 + random.uniform(0, 0.1))
+                log.warning(
+                    "Ollama %s error (%s); retry %d/%d in %.2f s",
+                    kind,
+                    exc,
+                    attempt + 1,
+                    attempts - 1,
+                    delay,
+                )
+                if cancel is not None:
+                    cancel.wait(delay)
+                    _raise_if_cancelled(cancel)
+                else:
+                    time.sleep(delay)
+        raise AssertionError("unreachable")
+
+    def _user_error(self, exc: BaseException, model: str) -> LLMError:
+        """Map any failure to the user-facing error with one sentence."""
+        kind = _kind(exc)
+        if kind == "connect":
+            return OllamaUnreachable(
+                f"Ollama is not reachable at {self.host}; start Ollama "
+                "(run `ollama serve` or open the Ollama app) and try again."
+            )
+        if kind == "timeout":
+            return OllamaTimeout(
+                f"Ollama did not answer within {self.settings.timeout_s:g} s; try a smaller "
+                "model, fewer parallel calls, or a longer timeout."
+            )
+        if kind == "stream":
+            return LLMError(
+                f"The connection to Ollama broke while {model} was answering ({exc}); "
+                "check that Ollama is still running and try again."
+            )
+        if isinstance(exc, ollama.ResponseError):
+            text = str(exc.error).strip().rstrip(".")
+            if exc.status_code == 404 and "not found" in text and "model" in text:
+                return _not_found(model)
+            return LLMError(f"Ollama could not answer with {model}: {text}.")
+        return LLMError(f"Ollama could not answer with {model}: {exc}.")
+
+
+def _not_found(model: str) -> ModelNotFound:
+    return ModelNotFound(
+        f"The model {model} is not installed in Ollama; run `ollama pull {model}` and try again."
+    )
+
+
+def _full_name(name: str) -> str:
+    """Ollama's implicit tag: "qwen2.5" means "qwen2.5:latest"."""
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
+def _raise_if_cancelled(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled(STOPPED)

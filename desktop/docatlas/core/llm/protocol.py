@@ -1,0 +1,115 @@
+"""What the rest of DocAtlas knows of a model: the LLM protocol, its reply, the reply cache.
+
+Extraction, summaries, retrieval and the jobs depend on these, never on the Ollama
+transport (`llm.ollama`), so a cache-only replay (`llm.replay`) or a test stand-in fits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from docatlas.core.base.settings import OllamaSettings
+
+_OPEN, _CLOSE = "<think>", "</think>"
+_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+
+
+@runtime_checkable
+class ResponseCache(Protocol):
+    """Where replies are kept between runs (the store implements it)."""
+
+    def get(self, key: str) -> str | None:
+        """The reply cached under `key`, or None."""
+        ...
+
+    def put(self, key: str, model: str, reply: str) -> None:
+        """Keep `reply` (produced by `model`) under `key`."""
+        ...
+
+
+class MemoryCache:
+    """A dict-backed ResponseCache, for tests and one-off use."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> str | None:
+        """The cached reply for `key`, or None."""
+        with self._lock:
+            return self._data.get(key)
+
+    def put(self, key: str, model: str, reply: str) -> None:
+        """Remember `reply` under `key`."""
+        with self._lock:
+            self._data[key] = reply
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def cache_key(model: str, options: dict, messages: list[dict], format: object | None) -> str:
+    """sha256 over a canonical JSON of everything that decides the reply."""
+    canonical = json.dumps(
+        {"model": model, "options": options, "messages": messages, "format": format},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+        default=str,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def reply_options(settings: OllamaSettings, num_predict: int | None) -> dict[str, Any]:
+    """The options that shape a reply, and so its cache key (num_ctx is left out: it only
+    makes room, and leaving it out lets a cache hit skip the /api/show call)."""
+    return {"temperature": settings.temperature, "num_predict": num_predict or settings.num_predict}
+
+
+@dataclass(frozen=True)
+class LLMReply:
+    """A finished reply, think blocks removed."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool
+    seconds: float
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """What extraction and the pipeline depend on."""
+
+    model: str
+
+    def chat(
+        self,
+        messages: list[dict],
+        *,
+        format: dict | str | None = None,
+        num_predict: int | None = None,
+        cancel: threading.Event | None = None,
+        on_token: Callable[[str], None] | None = None,
+    ) -> LLMReply:
+        """Answer `messages`; raise LLMError (user sentence) or Cancelled."""
+        ...
+
+
+def strip_think(text: str) -> str:
+    """Remove <think>…</think> blocks, a stray leading …</think>, and an unclosed <think>…."""
+    lower = text.lower()
+    start, end = lower.find(_OPEN), lower.find(_CLOSE)
+    if end != -1 and (start == -1 or end < start):  # the chat template opened the block
+        text = text[end + len(_CLOSE) :]
+    text = _THINK_BLOCK.sub("", text)
+    cut = text.lower().find(_OPEN)
+    if cut != -1:  # unclosed: everything after it is thinking, maybe all of it
+        text = text[:cut]
+    return text.strip()

@@ -1,0 +1,432 @@
+"""The workspace database: one SQLite file (WAL), a schema version with migrations.
+
+Per-chunk records (`chunk_entities`, `chunk_relations`) are the source of truth; the
+`entities` and `relations` tables are derived from them by `docatlas.core.graph.merge`.
+One `Store` writes at a time (the pipeline's thread); readers may open their own `Store`.
+Writes that must not be half-done go through `transaction()`: an explicit
+`BEGIN IMMEDIATE … COMMIT` on a connection in autocommit mode, so that nothing else can
+commit part of it early.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlite_utils
+
+from docatlas.core.base.errors import StoreError
+from docatlas.core.base.records import EntityRecord, RelationRecord
+from docatlas.core.storage.migrations import MIGRATIONS, SCHEMA_VERSION
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    """A document as the store knows it."""
+
+    id: int
+    path: str
+    title: str
+    kind: str
+    content_hash: str
+    size: int
+    status: str
+    error: str | None
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    """A chunk waiting for (or done with) extraction."""
+
+    id: int
+    document_id: int
+    idx: int
+    text: str
+    tokens: int
+    page_start: int | None
+    page_end: int | None
+    status: str
+
+
+@dataclass(frozen=True)
+class NewChunk:
+    """A chunk to be written for a document."""
+
+    text: str
+    tokens: int
+    page_start: int | None
+    page_end: int | None
+
+
+def _friendly(exc: sqlite3.Error) -> StoreError:
+    text = str(exc).lower()
+    if "full" in text:
+        return StoreError("The disk is full; free some space and run again (finished work is kept).")
+    if "locked" in text or "busy" in text:
+        return StoreError("The workspace is busy in another DocAtlas process; close it and try again.")
+    if "readonly" in text or "read-only" in text:
+        return StoreError("The workspace folder is read-only; choose a folder you can write to.")
+    if "not a database" in text or "malformed" in text:
+        return StoreError("The workspace database is damaged; open another workspace or restore a backup.")
+    return StoreError(f"The workspace database failed ({exc}); try again, and see the log if it persists.")
+
+
+class Store:
+    """One open workspace database."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                str(self.path), timeout=30, isolation_level=None, check_same_thread=False
+            )
+            _enable_wal(conn)
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA busy_timeout=30000")
+            self.conn = conn
+            self.db = sqlite_utils.Database(conn)
+            self._migrate()
+        except sqlite3.Error as exc:
+            raise _friendly(exc) from exc
+
+    # -- plumbing -----------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """All writes inside happen together or not at all."""
+        with self._lock:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise _friendly(exc) from exc
+            try:
+                yield self.conn
+                self.conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self.conn.execute("ROLLBACK")
+                raise _friendly(exc) from exc
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+
+    def query(self, sql: str, params: Sequence | dict = ()) -> list[sqlite3.Row]:
+        """Run a read query; rows support access by column name."""
+        with self._lock:
+            cursor = self.conn.execute(sql, params)
+            names = [d[0] for d in cursor.description or ()]
+            return [dict(zip(names, row)) for row in cursor.fetchall()]  # type: ignore[misc]
+
+    def _migrate(self) -> None:
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                "This workspace was written by a newer DocAtlas; update DocAtlas to open it."
+            )
+        for target in range(version, SCHEMA_VERSION):
+            with self.transaction() as conn:
+                # Read again under the write lock: another process may have just migrated.
+                if conn.execute("PRAGMA user_version").fetchone()[0] > target:
+                    continue
+                for statement in _statements(MIGRATIONS[target]):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {target + 1}")
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version of the open file."""
+        return self.conn.execute("PRAGMA user_version").fetchone()[0]
+
+    # -- meta -----------------------------------------------------------------------
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        """A value from the meta table."""
+        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0]["value"] if rows else default
+
+    def set_meta(self, key: str, value: str, conn: sqlite3.Connection | None = None) -> None:
+        """Set a meta value (inside the caller's transaction when `conn` is given)."""
+        sql = "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value"
+        if conn is not None:
+            conn.execute(sql, (key, value))
+        else:
+            with self.transaction() as c:
+                c.execute(sql, (key, value))
+
+    # -- documents and chunks --------------------------------------------------------
+
+    def document_by_path(self, path: str) -> DocumentRow | None:
+        """The document stored for this path, if any."""
+        rows = self.query("SELECT * FROM documents WHERE path = ?", (path,))
+        return _document(rows[0]) if rows else None
+
+    def documents(self) -> list[DocumentRow]:
+        """All documents, oldest first."""
+        return [_document(r) for r in self.query("SELECT * FROM documents ORDER BY id")]
+
+    def find_documents(self, ref: str) -> list[DocumentRow]:
+        """Documents matching an id, a full path, a file name or a title."""
+        rows = self.query(
+            "SELECT * FROM documents WHERE CAST(id AS TEXT) = ? OR path = ? OR title = ? "
+            "OR path LIKE ? ESCAPE '\\' ORDER BY id",
+            (ref, ref, ref, "%/" + ref.replace("%", "\\%").replace("_", "\\_")),
+        )
+        return [_document(r) for r in rows]
+
+    def put_document(
+        self,
+        *,
+        path: str,
+        title: str,
+        kind: str,
+        content_hash: str,
+        size: int,
+        chunks: Sequence[NewChunk],
+    ) -> tuple[int, set[str]]:
+        """Store a (new or changed) document and all its chunks as `pending`, in one go.
+
+        A previous version at the same path is replaced; the entity keys its records
+        supported are returned so the graph can be re-derived for them.
+        """
+        now = time.time()
+        with self.transaction() as conn:
+            touched = self._drop_document(conn, path)
+            status = "pending" if chunks else "done"
+            cursor = conn.execute(
+                "INSERT INTO documents(path, title, kind, content_hash, size, status, added_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (path, title, kind, content_hash, size, status, now, now),
+            )
+            doc_id = cursor.lastrowid
+            conn.executemany(
+                "INSERT INTO chunks(document_id, idx, text, tokens, page_start, page_end, status, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)",
+                [
+                    (doc_id, i, c.text, c.tokens, c.page_start, c.page_end, now)
+                    for i, c in enumerate(chunks)
+                ],
+            )
+        return int(doc_id), touched
+
+    def put_failed_document(self, *, path: str, title: str, kind: str, content_hash: str,
+                            size: int, error: str) -> set[str]:
+        """Record a document that could not be read; a previous version is replaced."""
+        now = time.time()
+        with self.transaction() as conn:
+            touched = self._drop_document(conn, path)
+            conn.execute(
+                "INSERT INTO documents(path, title, kind, content_hash, size, status, error, added_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, 'failed', ?, ?, ?)",
+                (path, title, kind, content_hash, size, error, now, now),
+            )
+        return touched
+
+    def delete_document(self, document_id: int) -> set[str]:
+        """Remove a document, its chunks and their records; return the entity keys touched."""
+        with self.transaction() as conn:
+            row = conn.execute("SELECT path FROM documents WHERE id = ?", (document_id,)).fetchone()
+            return self._drop_document(conn, row[0]) if row else set()
+
+    def _drop_document(self, conn: sqlite3.Connection, path: str) -> set[str]:
+        row = conn.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return set()
+        touched = _touched_keys(conn, "chunks.document_id = ?", (row[0],))
+        conn.execute("DELETE FROM documents WHERE id = ?", (row[0],))  # cascades
+        return touched
+
+    def work_chunks(self, document_ids: Iterable[int] | None = None) -> list[ChunkRow]:
+        """Chunks still to extract (pending or failed earlier), in document order."""
+        sql = "SELECT * FROM chunks WHERE status IN ('pending', 'failed')"
+        params: tuple = ()
+        if document_ids is not None:
+            ids = list(document_ids)
+            if not ids:
+                return []
+            sql += f" AND document_id IN ({','.join('?' * len(ids))})"
+            params = tuple(ids)
+        return [_chunk(r) for r in self.query(sql + " ORDER BY document_id, idx", params)]
+
+    def chunk_counts(self, document_id: int) -> dict[str, int]:
+        """How many chunks of a document are in each status."""
+        rows = self.query(
+            "SELECT status, COUNT(*) AS n FROM chunks WHERE document_id = ? GROUP BY status",
+            (document_id,),
+        )
+        return {r["status"]: r["n"] for r in rows}
+
+    def finish_chunk(
+        self,
+        chunk_id: int,
+        entities: Sequence[EntityRecord],
+        relations: Sequence[RelationRecord],
+        *,
+        status: str,
+        profile: str,
+        model: str,
+        calls: int,
+        keys: Sequence[str],
+        relation_keys: Sequence[tuple[str, str]],
+    ) -> None:
+        """Store a chunk's records and mark it done (or `empty`) in one transaction.
+
+        `keys[i]` is the normalised key of `entities[i]`; `relation_keys[i]` the
+        (source, target) keys of `relations[i]`.
+        """
+        now = time.time()
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM chunk_entities WHERE chunk_id = ?", (chunk_id,))
+            conn.execute("DELETE FROM chunk_relations WHERE chunk_id = ?", (chunk_id,))
+            conn.executemany(
+                "INSERT INTO chunk_entities(chunk_id, key, name, type, description) VALUES (?, ?, ?, ?, ?)",
+                [(chunk_id, k, e.name, e.type, e.description) for k, e in zip(keys, entities)],
+            )
+            conn.executemany(
+                "INSERT INTO chunk_relations(chunk_id, source_key, target_key, source, target, keywords, "
+                "description, strength) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (chunk_id, sk, tk, r.source, r.target, r.keywords, r.description, r.strength)
+                    for (sk, tk), r in zip(relation_keys, relations)
+                ],
+            )
+            conn.execute(
+                "UPDATE chunks SET status = ?, error = NULL, profile = ?, model = ?, calls = calls + ?, "
+                "updated_at = ? WHERE id = ?",
+                (status, profile, model, calls, now, chunk_id),
+            )
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('graph_dirty', '1') "
+                "ON CONFLICT(key) DO UPDATE SET value='1'"
+            )
+
+    def fail_chunk(self, chunk_id: int, error: str) -> None:
+        """Mark a chunk failed with a reason; it is tried again on the next run."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE chunks SET status = 'failed', error = ?, updated_at = ? WHERE id = ?",
+                (error, time.time(), chunk_id),
+            )
+
+    def refresh_document_status(self, document_id: int) -> str:
+        """Set a document's status from its chunks: done, failed or pending."""
+        counts = self.chunk_counts(document_id)
+        if counts.get("pending"):
+            status, error = "pending", None
+        elif counts.get("failed"):
+            status = "failed"
+            error = self.query(
+                "SELECT error FROM chunks WHERE document_id = ? AND status = 'failed' LIMIT 1",
+                (document_id,),
+            )[0]["error"]
+        else:
+            status, error = "done", None
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE id = ?",
+                (status, error, time.time(), document_id),
+            )
+        return status
+
+    # -- LLM response cache (docatlas.core.llm.protocol.ResponseCache) ------------------------
+
+    def get(self, key: str) -> str | None:
+        """A cached model reply."""
+        rows = self.query("SELECT reply FROM llm_cache WHERE key = ?", (key,))
+        return rows[0]["reply"] if rows else None
+
+    def put(self, key: str, model: str, reply: str) -> None:
+        """Cache a model reply."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO llm_cache(key, model, reply, created_at) VALUES (?, ?, ?, ?)",
+                (key, model, reply, time.time()),
+            )
+
+    # -- counts ----------------------------------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        """Totals for status displays."""
+        row = self.query(
+            "SELECT (SELECT COUNT(*) FROM documents) AS documents,"
+            " (SELECT COUNT(*) FROM chunks) AS chunks,"
+            " (SELECT COUNT(*) FROM chunks WHERE status IN ('done', 'empty')) AS chunks_done,"
+            " (SELECT COUNT(*) FROM chunks WHERE status = 'pending') AS chunks_pending,"
+            " (SELECT COUNT(*) FROM chunks WHERE status = 'failed') AS chunks_failed,"
+            " (SELECT COUNT(*) FROM entities) AS entities,"
+            " (SELECT COUNT(*) FROM relations) AS relations,"
+            " (SELECT COUNT(*) FROM llm_cache) AS cached_replies"
+        )[0]
+        return dict(row)
+
+
+def _enable_wal(conn: sqlite3.Connection, attempts: int = 60) -> None:
+    """Switch to WAL; on a brand-new file other openers can make SQLite answer "locked"
+    at once (the busy handler is not used for this), so try again for a few seconds."""
+    for attempt in range(attempts):
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc).lower() or attempt == attempts - 1:
+                raise
+            time.sleep(0.05)
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split a migration into complete SQL statements (triggers hold semicolons of their own)."""
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            yield buffer.strip()
+            buffer = ""
+    if buffer.strip():
+        yield buffer.strip()
+
+
+def _touched_keys(conn: sqlite3.Connection, where: str, params: tuple) -> set[str]:
+    keys = {
+        r[0]
+        for r in conn.execute(
+            f"SELECT key FROM chunk_entities JOIN chunks ON chunks.id = chunk_entities.chunk_id WHERE {where}",
+            params,
+        )
+    }
+    for s, t in conn.execute(
+        "SELECT source_key, target_key FROM chunk_relations "
+        f"JOIN chunks ON chunks.id = chunk_relations.chunk_id WHERE {where}",
+        params,
+    ):
+        keys.update((s, t))
+    return keys
+
+
+def _document(row: dict) -> DocumentRow:
+    return DocumentRow(
+        id=row["id"], path=row["path"], title=row["title"], kind=row["kind"],
+        content_hash=row["content_hash"], size=row["size"], status=row["status"], error=row["error"],
+    )
+
+
+def _chunk(row: dict) -> ChunkRow:
+    return ChunkRow(
+        id=row["id"], document_id=row["document_id"], idx=row["idx"], text=row["text"],
+        tokens=row["tokens"], page_start=row["page_start"], page_end=row["page_end"], status=row["status"],
+    )

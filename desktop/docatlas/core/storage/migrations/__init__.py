@@ -1,0 +1,21 @@
+"""The schema as numbered steps: `MIGRATIONS[i]` takes a workspace from version i to i + 1.
+
+One module a step, never edited once released; a new table or column is a new module.
+"""
+
+from docatlas.core.storage.migrations import (
+    m001_documents,
+    m002_retrieval,
+    m003_merge_suggestions,
+    m004_prompts,
+    m005_graph_explorer,
+)
+
+MIGRATIONS: list[str] = [
+    m001_documents.SQL,
+    m002_retrieval.SQL,
+    m003_merge_suggestions.SQL,
+    m004_prompts.SQL,
+    m005_graph_explorer.SQL,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
