@@ -34,6 +34,7 @@ from docatlas.core.retrieval.context import build_context
 from docatlas.core.retrieval.keywords import Keywords
 from docatlas.core.retrieval.search import QueryVectors
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.vectors import bump_versions
 
 MODES = ("local", "global", "hybrid", "naive", "mix")
 MODEL = "bench-embed"
@@ -110,7 +111,7 @@ def build(path: Path, n_entities: int, dim: int, seed: int = 1) -> None:
                 conn.executemany(
                     "INSERT INTO embeddings(kind, ref, model, hash, dim, vector) VALUES (?, ?, ?, '', ?, ?)",
                     [(kind, ref, MODEL, dim, row.tobytes()) for ref, row in zip(part, matrix)])
-        vectors.bump_versions(conn)
+        bump_versions(conn)
         conn.execute("DELETE FROM embed_queue")
         store.set_meta("embed_model", MODEL, conn)
     print(f"workspace built in {time.perf_counter() - started:.1f} s: {n_entities} entities, "

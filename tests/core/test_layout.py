@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import networkx as nx
 import numpy as np
 import pytest
 from docatlas.core.graph import layout
 from docatlas.core.graph.layout import GraphArrays, cached_layout, force_layout, graph_arrays, read_graph
+from docatlas.core.retrieval.communities import detect, sync_communities
 from test_edits_helpers import add_document, build_graph, open_store, star_corpus
 
 
@@ -103,3 +106,39 @@ def test_communities_come_from_louvain_then_from_the_retrieval_tables(tmp_path):
                              [(cid, "hub 0"), (cid, "hub 1")])
         mapped = layout.communities(store, graph)
         assert mapped.titles == ["Hubs"] and mapped.labels[hub] == 0 and mapped.labels[leaf] == -1
+
+
+def woven_corpus(seed: int = 0) -> dict:
+    """Four loose caves of six, and a path of five apart; a quarter of the relations stated four times
+    (weight 4): whole-graph or unweighted Louvain would cut this graph otherwise."""
+    rng = random.Random(seed)
+    graph = nx.disjoint_union(nx.relaxed_caveman_graph(4, 6, 0.3, seed=seed), nx.path_graph(5))
+    chunks = []
+    for a, b in sorted(graph.edges):
+        for _ in range(rng.choice([1, 1, 1, 4])):
+            chunks.append((f"{a} and {b}.", [(f"Node {a}", "concept", f"Node {a}."), (f"Node {b}", "concept", "")],
+                           [(f"Node {a}", f"Node {b}", "linked", f"{a} links {b}.")]))
+    return {"woven.txt": chunks}
+
+
+def test_colouring_and_retrieval_find_the_same_communities(tmp_path):
+    def groups_of(found: layout.Communities, keys: list[str]) -> list[list[str]]:
+        by_label: dict[int, list[str]] = {}
+        for key, label in zip(keys, found.labels.tolist()):
+            if label >= 0:
+                by_label.setdefault(label, []).append(key)
+        return sorted(sorted(g) for g in by_label.values())
+
+    with open_store(tmp_path) as store:
+        build_graph(store, woven_corpus())
+        graph = read_graph(store)
+        for_retrieval = sorted(detect(store))
+        assert len(for_retrieval) >= 2
+        assert store.query("SELECT COUNT(*) AS n FROM communities") == [{"n": 0}]  # colouring detects by itself
+        assert groups_of(layout.communities(store, graph), graph.keys) == for_retrieval
+        unweighted = GraphArrays(graph.keys, graph.sources, graph.targets, np.ones(len(graph.sources)))
+        assert groups_of(layout.communities(store, unweighted, recompute=True), graph.keys) == for_retrieval
+
+        sync_communities(store, 2)  # retrieval stores them: colouring reads the same partition back
+        assert store.query("SELECT COUNT(*) AS n FROM communities") == [{"n": len(for_retrieval)}]
+        assert groups_of(layout.communities(store, graph), graph.keys) == for_retrieval

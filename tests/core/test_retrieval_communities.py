@@ -7,6 +7,7 @@ import json
 import threading
 
 import pytest
+from docatlas.core.base.progress import Progress
 from docatlas.core.graph.merge import rebuild
 from docatlas.core.retrieval.answer import NO_CONTEXT_ANSWER, ask
 from docatlas.core.retrieval.communities import detect, parse_report, refresh_communities
@@ -37,7 +38,7 @@ def store(tmp_path):
         yield build_graph(s)
 
 
-def refresh(store, server, **overrides) -> list[dict]:
+def refresh(store, server, **overrides) -> list[Progress]:
     return list(refresh_communities(store, client(server, store), settings_for(server, **overrides)))
 
 
@@ -63,7 +64,8 @@ def test_communities_follow_the_graph(store):
 
 def test_reports_are_written_once_and_only_changed_ones_again(model, store):
     events = refresh(store, model)
-    assert events[0]["stage"] == "communities" and events[-1]["done"] == events[-1]["total"] > 0
+    assert events[0].stage == "communities" and events[-1].step_done == events[-1].step_total > 0
+    assert all(isinstance(e, Progress) and e.stage == "communities" for e in events)
     rows = store.query("SELECT * FROM communities")
     assert all(r["status"] == "done" and r["title"] == REPORT["title"] and r["rating"] == 7.5 for r in rows)
     assert json.loads(rows[0]["findings"])[0]["summary"] == "Founded by Maria Lopez"
@@ -97,9 +99,9 @@ def test_refresh_stops_on_cancel_and_resumes(model, store):
     events = []
     for event in refresh_communities(store, client(model, store), settings_for(model), cancel):
         events.append(event)
-        if event["stage"] == "reports" and event["done"] == 1:
+        if event.stage == "communities" and event.step_total and event.step_done == 1:
             cancel.set()
-    assert events[-1]["stage"] == "cancelled"
+    assert events[-1].stage == "cancelled"
     left = store.query("SELECT COUNT(*) AS n FROM communities WHERE status != 'done'")[0]["n"]
     assert left > 0
     refresh(store, model)
@@ -109,7 +111,7 @@ def test_refresh_stops_on_cancel_and_resumes(model, store):
 def test_ollama_down_during_reports_is_one_sentence(model, store):
     model.stop()
     events = refresh(store, model)
-    assert "Ollama is not reachable" in events[-1]["error"]
+    assert "Ollama is not reachable" in events[-1].warnings[0]
 
 
 def test_community_mode_maps_over_reports_and_reduces(model, store):

@@ -6,14 +6,16 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+from docatlas.core.base.progress import Progress
 from docatlas.core.graph.merge import rebuild
+from docatlas.core.jobs.ingest import index
 from docatlas.core.retrieval import vectors
 from docatlas.core.retrieval.embed import embed_pending, embedding_texts, pending_count
 from fixtures.ollama_server import fake_embedding
 from test_retrieval_helpers import build_graph, client, embed_requests, open_store, settings_for
 
 
-def run(store, llm, settings, cancel=None) -> list[dict]:
+def run(store, llm, settings, cancel=None) -> list[Progress]:
     return list(embed_pending(store, llm, settings, cancel))
 
 
@@ -23,8 +25,9 @@ def test_everything_is_embedded_in_batches_and_only_once(fake_ollama, tmp_path):
         build_graph(store)
         total = pending_count(store)
         events = run(store, client(fake_ollama), settings)
-        assert events[0]["total"] == total and events[-1]["done"] == total
-        assert all("error" not in e for e in events)
+        assert events[0].step_total == total and events[-1].step_done == total
+        assert all(isinstance(e, Progress) and e.stage == "embed" for e in events)
+        assert all(not e.warnings for e in events)
         assert pending_count(store) == 0
         counts = {r["kind"]: r["n"] for r in store.query("SELECT kind, COUNT(*) AS n FROM embeddings GROUP BY kind")}
         assert counts == {"chunk": 5, "entity": store.counts()["entities"], "relation": 9}
@@ -80,7 +83,7 @@ def test_a_new_embedding_model_embeds_everything_again(fake_ollama, tmp_path):
         n = store.query("SELECT COUNT(*) AS n FROM embeddings")[0]["n"]
         settings = settings_for(fake_ollama, ollama__embed_model="mxbai-embed-large")
         events = run(store, client(fake_ollama), settings)
-        assert events[-1]["done"] == n
+        assert events[-1].step_done == n
         rows = store.query("SELECT DISTINCT model, dim FROM embeddings")
         assert rows == [{"model": "mxbai-embed-large", "dim": 8}]
 
@@ -92,10 +95,22 @@ def test_a_missing_embedding_model_says_so_and_keeps_the_queue(fake_ollama, tmp_
         build_graph(store)
         queued = pending_count(store)
         events = run(store, client(fake_ollama), settings)
-        error = events[-1]["error"]
+        error = events[-1].warnings[0]
         assert "nomic-embed-text is not installed" in error and "ollama pull nomic-embed-text" in error
         assert error.count(".") == 1  # one sentence
         assert pending_count(store) == queued
+
+
+def test_the_pipeline_carries_the_embedding_warning_to_its_end(fake_ollama, tmp_path):
+    del fake_ollama.models["nomic-embed-text"]
+    settings = settings_for(fake_ollama, query__community_reports=False)
+    with open_store(tmp_path) as store:
+        build_graph(store)
+        steps = list(index(store, [], settings, client(fake_ollama)))
+        embedding = [p for p in steps if p.stage == "embed"]
+        assert embedding and embedding[0].step_total == pending_count(store) > 0
+        assert steps[-1].stage == "done" and len(steps[-1].warnings) == 1
+        assert "nomic-embed-text is not installed" in steps[-1].warnings[0]
 
 
 def test_cancel_stops_between_batches_and_the_rest_waits(fake_ollama, tmp_path):
@@ -107,9 +122,9 @@ def test_cancel_stops_between_batches_and_the_rest_waits(fake_ollama, tmp_path):
         events = []
         for event in embed_pending(store, client(fake_ollama), settings, cancel):
             events.append(event)
-            if event["done"] >= 4:
+            if event.step_done >= 4:
                 cancel.set()
-        assert events[-1]["stage"] == "cancelled"
+        assert events[-1].stage == "cancelled"
         assert 0 < pending_count(store) < total
         run(store, client(fake_ollama), settings)
         assert pending_count(store) == 0
@@ -141,6 +156,6 @@ def test_batches_run_in_parallel_up_to_the_setting(fake_ollama, tmp_path):
     with open_store(tmp_path) as store:
         build_graph(store)
         events = run(store, client(fake_ollama), settings)
-        assert pending_count(store) == 0 and "error" not in events[-1]
+        assert pending_count(store) == 0 and not events[-1].warnings
         assert len(embed_requests(fake_ollama)) > 3
         assert fake_ollama.max_in_flight == 3

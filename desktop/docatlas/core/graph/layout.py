@@ -16,7 +16,8 @@ Every step is a whole-array operation: no Python loop runs per node or per edge.
 Positions are cached in the store (`graph_layout`), so a reopened graph needs no layout,
 and a grown graph is laid out incrementally (new nodes start next to their neighbours,
 old nodes stay put). Communities for colouring come from the retrieval tables when they
-were detected there, else from a seeded Louvain run, cached likewise.
+were detected there, else from the same detection (`docatlas.core.graph.communities`), cached
+likewise.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
 
+from docatlas.core.graph import communities as detection
+from docatlas.core.storage import communities as stored
 from docatlas.core.storage.database import Store
 
 SEED = 7
@@ -72,9 +74,8 @@ def graph_arrays(keys: list[str], pairs: list[tuple[str, str]], weights: list[fl
 
 def read_graph(store: Store) -> GraphArrays:
     """The stored entities (sorted by key) and relations as arrays."""
-    keys = [r[0] for r in store.conn.execute("SELECT key FROM entities ORDER BY key")]
-    rows = store.conn.execute("SELECT source_key, target_key, weight FROM relations").fetchall()
-    return graph_arrays(keys, [(r[0], r[1]) for r in rows], [max(float(r[2] or 0.0), 0.1) for r in rows])
+    rows = stored.relation_edges(store)
+    return graph_arrays(stored.entity_keys(store), [(s, t) for s, t, _ in rows], [max(w, 0.1) for _, _, w in rows])
 
 
 # -- the force model ---------------------------------------------------------------------------
@@ -434,20 +435,17 @@ class LayoutResult:
 
 def load_positions(store: Store) -> dict[str, tuple[float, float]]:
     """Cached positions by entity key."""
-    return {k: (x, y) for k, x, y in store.conn.execute("SELECT key, x, y FROM graph_layout")}
+    return stored.positions(store)
 
 
 def save_positions(store: Store, keys: list[str], xy: np.ndarray) -> None:
     """Cache positions; rows of keys no longer in the graph stay (an undone merge brings them back)."""
-    with store.transaction() as conn:
-        conn.executemany("INSERT OR REPLACE INTO graph_layout(key, x, y) VALUES (?, ?, ?)",
-                         zip(keys, xy[:, 0].tolist(), xy[:, 1].tolist()))
+    stored.save_positions(store, keys, xy[:, 0].tolist(), xy[:, 1].tolist())
 
 
 def clear_positions(store: Store) -> None:
     """Forget every cached position (the next layout starts from scratch)."""
-    with store.transaction() as conn:
-        conn.execute("DELETE FROM graph_layout")
+    stored.clear_positions(store)
 
 
 def cached_layout(store: Store, graph: GraphArrays, *, cancel: Cancel | None = None) -> LayoutResult:
@@ -511,37 +509,25 @@ def _numbered(graph: GraphArrays, groups: list[tuple[list[str], str]]) -> Commun
     return Communities(labels, titles)
 
 
-def louvain(graph: GraphArrays, seed: int = SEED) -> list[list[str]]:
-    """Louvain communities (weighted, seeded) of the graph, groups of one left out."""
-    nxg = nx.Graph()
-    nxg.add_nodes_from(range(graph.size))
-    nxg.add_weighted_edges_from(zip(graph.sources.tolist(), graph.targets.tolist(), graph.weights.tolist()))
-    found = nx.community.louvain_communities(nxg, weight="weight", seed=seed)
-    return [[graph.keys[i] for i in sorted(g)] for g in found if len(g) > 1]
-
-
 def communities(store: Store, graph: GraphArrays, *, recompute: bool = False, detect: bool = True) -> Communities:
-    """Communities for colouring: those detected for retrieval when present, else Louvain.
+    """Communities for colouring: those detected for retrieval when present, else the same
+    detection (`docatlas.core.graph.communities`) run here on the stored relations.
 
-    Louvain results are cached; nodes new since then join their neighbours' most common
-    community, and Louvain runs again only when more than a fifth of the nodes are new
+    Results are cached; nodes new since then join their neighbours' most common
+    community, and detection runs again only when more than a fifth of the nodes are new
     (never with `detect=False`: then only what is stored is used).
     """
-    rows = store.query("SELECT m.community_id AS id, m.key AS key, c.title AS title FROM community_members m "
-                       "JOIN communities c ON c.id = m.community_id ORDER BY m.community_id")
-    if rows and not recompute:
+    for_retrieval = stored.stored_members(store)
+    if for_retrieval and not recompute:
         groups: dict[int, tuple[list[str], str]] = {}
-        for r in rows:
-            groups.setdefault(r["id"], ([], r["title"] or ""))[0].append(r["key"])
+        for m in for_retrieval:
+            groups.setdefault(m.community_id, ([], m.title))[0].append(m.key)
         return _numbered(graph, list(groups.values()))
-    cached = dict(store.conn.execute("SELECT key, community FROM graph_view_communities").fetchall())
+    cached = stored.view_communities(store)
     unknown = [k for k in graph.keys if k not in cached]
     if detect and (recompute or not cached or len(unknown) > 0.2 * graph.size):
-        found = louvain(graph)
-        cached = {k: number for number, group in enumerate(found) for k in group}
-        with store.transaction() as conn:
-            conn.execute("DELETE FROM graph_view_communities")
-            conn.executemany("INSERT INTO graph_view_communities(key, community) VALUES (?, ?)", cached.items())
+        cached = {k: number for number, group in enumerate(detection.detect(store)) for k in group}
+        stored.replace_view_communities(store, cached)
     labels = np.array([cached.get(k, -1) for k in graph.keys], np.int64)
     _adopt(labels, graph)
     by_group: dict[int, list[str]] = {}

@@ -103,11 +103,9 @@ def index(
             embed_pending,)
         for job in jobs:
             for step in job(store, llm, settings, cancel):
-                if step.get("error") and step["error"] not in warnings:
-                    warnings.append(str(step["error"]))
-                yield tick(stage="embed" if job is embed_pending else "communities",
-                           message=str(step.get("message", "")), step_done=int(step.get("done", 0)),
-                           step_total=int(step.get("total", 0)), warnings=tuple(warnings))
+                warnings += [w for w in step.warnings if w not in warnings]
+                yield tick(stage="embed" if job is embed_pending else "communities", message=step.message,
+                           step_done=step.step_done, step_total=step.step_total, warnings=tuple(warnings))
             if cancel.is_set():
                 break
     stage = "cancelled" if cancel.is_set() else "done"

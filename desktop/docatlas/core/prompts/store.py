@@ -1,9 +1,9 @@
 """The user's prompts, kept in the workspace database: overrides, versions, fingerprints.
 
-Tables (schema migration 4, in `docatlas.core.storage.database`): `prompt_overrides` holds the text
-used instead of a bundled default, one row per prompt key; `prompt_versions` keeps every
-saved text, and every reset (a row without text), with a note and a date, so that any two
-can be compared. The prompts live in the same file as the graph, so they travel with it.
+Tables (schema migration 4, read and written by `docatlas.core.storage.prompts`):
+`prompt_overrides` holds the text used instead of a bundled default, one row per prompt key;
+`prompt_versions` keeps every saved text, and every reset (a row without text), with a note
+and a date, so that any two can be compared. The prompts live in the same file as the graph, so they travel with it.
 
 Extraction prompts date the graph: the pipeline loads its profile with `extraction_profile`,
 which records the profile's fingerprint in meta; a trigger stamps it on every chunk that
@@ -17,7 +17,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,6 +37,7 @@ from docatlas.core.prompts.catalog import (
     load_profile,
     spec,
 )
+from docatlas.core.storage import prompts as stored
 
 if TYPE_CHECKING:
     from docatlas.core.storage.database import Store
@@ -86,7 +86,7 @@ class PromptVersion:
 
 def overrides(store: Store) -> dict[str, str]:
     """Every override of this workspace: prompt key -> text."""
-    return {r["key"]: r["text"] for r in store.query("SELECT key, text FROM prompt_overrides")}
+    return stored.overrides(store)
 
 
 def effective(store: Store, key: str) -> str:
@@ -103,8 +103,7 @@ def default_for(store: Store, key: str) -> str:
 
 def versions(store: Store, key: str) -> list[PromptVersion]:
     """The saved versions of a prompt, newest first."""
-    rows = store.query("SELECT * FROM prompt_versions WHERE key = ? ORDER BY id DESC", (key,))
-    return [PromptVersion(r["id"], r["key"], r["text"], r["note"], r["created_at"]) for r in rows]
+    return [PromptVersion(v.id, v.key, v.text, v.note, v.created_at) for v in stored.versions(store, key)]
 
 
 def query_prompts(store: Store | None) -> dict[str, str]:
@@ -175,27 +174,17 @@ def save_prompt(store: Store, key: str, text: str, note: str = "") -> PromptVers
         return None
     if text == default_for(store, key):
         return reset_prompt(store, key, note or RESET_NOTE)
-    now = time.time()
-    with store.transaction() as conn:
-        version_id = conn.execute("INSERT INTO prompt_versions(key, text, note, created_at) VALUES (?, ?, ?, ?)",
-                                  (key, text, note.strip(), now)).lastrowid
-        conn.execute("INSERT INTO prompt_overrides(key, text, version_id, updated_at) VALUES (?, ?, ?, ?) "
-                     "ON CONFLICT(key) DO UPDATE SET text = excluded.text, version_id = excluded.version_id, "
-                     "updated_at = excluded.updated_at", (key, text, version_id, now))
-    return PromptVersion(int(version_id), key, text, note.strip(), now)
+    saved = stored.save_override(store, key, text, note.strip())
+    return PromptVersion(saved.id, key, text, saved.note, saved.created_at)
 
 
 def reset_prompt(store: Store, key: str, note: str = "") -> PromptVersion | None:
     """Go back to the default (kept as a version without text); None when there was no override."""
     _spec(key)
-    now = time.time()
-    with store.transaction() as conn:
-        if conn.execute("SELECT 1 FROM prompt_overrides WHERE key = ?", (key,)).fetchone() is None:
-            return None
-        version_id = conn.execute("INSERT INTO prompt_versions(key, text, note, created_at) VALUES (?, NULL, ?, ?)",
-                                  (key, note.strip() or RESET_NOTE, now)).lastrowid
-        conn.execute("DELETE FROM prompt_overrides WHERE key = ?", (key,))
-    return PromptVersion(int(version_id), key, None, note.strip() or RESET_NOTE, now)
+    dropped = stored.drop_override(store, key, note.strip() or RESET_NOTE)
+    if dropped is None:
+        return None
+    return PromptVersion(dropped.id, key, None, dropped.note, dropped.created_at)
 
 
 def save_many(store: Store, prompts: dict[str, str], note: str) -> tuple[list[str], list[tuple[str, str]]]:
@@ -229,8 +218,7 @@ def diff_texts(old: str, new: str, old_label: str, new_label: str) -> str:
 
 def export_set(store: Store) -> dict:
     """The workspace's prompts as one JSON-ready object: every override with its last note and date."""
-    notes = {r["key"]: r for r in store.query("SELECT o.key, o.updated_at, v.note FROM prompt_overrides o "
-                                              "LEFT JOIN prompt_versions v ON v.id = o.version_id")}
+    notes = stored.override_notes(store)
     current = overrides(store)
     order = {key: i for i, key in enumerate(s.key for s in catalog())}
     return {
@@ -238,8 +226,8 @@ def export_set(store: Store) -> dict:
         "version": SET_VERSION,
         "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "prompts": [
-            {"key": key, "text": current[key], "note": notes[key]["note"] or "",
-             "saved_at": datetime.fromtimestamp(notes[key]["updated_at"], UTC).isoformat(timespec="seconds")}
+            {"key": key, "text": current[key], "note": notes[key].note,
+             "saved_at": datetime.fromtimestamp(notes[key].updated_at, UTC).isoformat(timespec="seconds")}
             for key in sorted(current, key=lambda k: order.get(k, len(order)))
         ],
     }
@@ -288,22 +276,23 @@ def extraction_profile(store: Store, name: str) -> Profile:
 def stale_chunks(store: Store, profile_name: str) -> list[int]:
     """Finished chunks extracted with other prompts than `profile_name` has now (ids, in order)."""
     current = fingerprint(profile_for(store, profile_name))
-    defaults: dict[str, str] = {}
+    defaults: dict[str, str] = {}  # profile -> fingerprint of its bundled prompts, computed once per call
     stale = []
-    for row in store.query("SELECT id, profile, prompt_hash FROM chunks WHERE status IN ('done', 'empty') "
-                           "ORDER BY id"):
-        stamp = row["prompt_hash"]
+    for chunk in stored.finished_chunk_stamps(store):
+        stamp = chunk.prompt_hash
         if stamp is None:  # finished before prompts were stamped: the bundled prompts of its profile
-            stamp = defaults.setdefault(row["profile"] or "", _default_fingerprint(row["profile"] or profile_name))
+            profile = chunk.profile or ""
+            if profile not in defaults:
+                defaults[profile] = _default_fingerprint(profile or profile_name)
+            stamp = defaults[profile]
         if stamp != current:
-            stale.append(int(row["id"]))
+            stale.append(chunk.id)
     return stale
 
 
 def staleness(store: Store, profile_name: str) -> tuple[int, int]:
     """(Finished chunks extracted with other prompts, finished chunks)."""
-    finished = store.query("SELECT COUNT(*) AS n FROM chunks WHERE status IN ('done', 'empty')")[0]["n"]
-    return len(stale_chunks(store, profile_name)), int(finished)
+    return len(stale_chunks(store, profile_name)), stored.finished_chunk_count(store)
 
 
 def _default_fingerprint(name: str) -> str:

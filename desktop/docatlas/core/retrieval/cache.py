@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from dataclasses import asdict
 
 from docatlas.core.base.settings import Settings
+from docatlas.core.storage import answers as stored
 from docatlas.core.storage.database import Store
 
 
 def knowledge_version(store: Store) -> str:
     """The graph and index counters together: "graph.index"."""
-    rows = store.query("SELECT key, value FROM meta WHERE key IN ('graph_version', 'index_version')")
-    values = {r["key"]: r["value"] for r in rows}
-    return f"{values.get('graph_version', '0')}.{values.get('index_version', '0')}"
+    graph, index = stored.version_counters(store)
+    return f"{graph}.{index}"
 
 
 def answer_key(question: str, mode: str, history: list[dict], settings: Settings, chat_model: str,
@@ -35,16 +34,10 @@ def answer_key(question: str, mode: str, history: list[dict], settings: Settings
 
 def get_answer(store: Store, key: str) -> dict | None:
     """A cached answer payload, or None."""
-    rows = store.query("SELECT payload FROM answers WHERE key = ?", (key,))
-    return json.loads(rows[0]["payload"]) if rows else None
+    payload = stored.answer_payload(store, key)
+    return json.loads(payload) if payload is not None else None
 
 
 def put_answer(store: Store, key: str, question: str, mode: str, version: str, payload: dict) -> None:
     """Keep an answer; drop those made for another version of the graph."""
-    with store.transaction() as conn:
-        conn.execute("DELETE FROM answers WHERE version != ?", (version,))
-        conn.execute(
-            "INSERT OR REPLACE INTO answers(key, question, mode, version, payload, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (key, question, mode, version, json.dumps(payload, ensure_ascii=False), time.time()),
-        )
+    stored.keep_answer(store, key, question, mode, version, json.dumps(payload, ensure_ascii=False))

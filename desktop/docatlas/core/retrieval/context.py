@@ -15,6 +15,7 @@ from docatlas.core.retrieval.budget import split, truncate
 from docatlas.core.retrieval.keywords import Keywords
 from docatlas.core.retrieval.retrieve import PROVENANCE, Found, retrieve
 from docatlas.core.retrieval.search import QueryVectors
+from docatlas.core.storage import context as lookups
 from docatlas.core.storage.database import Store
 
 
@@ -239,17 +240,10 @@ def _relabel(item, label: str):
     return replace(item, label=label)
 
 
-def _marks(values: Sequence) -> str:
-    return ",".join("?" * len(values))
-
-
 def load_entities(store: Store, keys: Sequence[str], sources: dict, cap: int) -> list[EntityItem]:
     """Entity items in the order of `keys` (missing ones skipped), descriptions cut to `cap` tokens."""
-    if not keys:
-        return []
-    rows = {r["key"]: r for r in store.query(
-        f"SELECT key, name, type, description FROM entities WHERE key IN ({_marks(keys)})", list(keys))}
-    return [EntityItem("", k, rows[k]["name"], rows[k]["type"], truncate(rows[k]["description"], cap),
+    rows = lookups.entity_texts(store, keys)
+    return [EntityItem("", k, rows[k].name, rows[k].type, truncate(rows[k].description, cap),
                        tuple(sources.get(k, ())[:PROVENANCE])) for k in keys if k in rows]
 
 
@@ -257,34 +251,24 @@ def load_relations(store: Store, pairs: Sequence[tuple[str, str]], sources: dict
     """Relation items in the order of `pairs`, with endpoint names, descriptions cut to `cap` tokens."""
     out = []
     for s, t in pairs:
-        rows = store.query(
-            "SELECT r.keywords, r.description, r.weight, COALESCE(a.name, r.source_key) AS source, "
-            "COALESCE(b.name, r.target_key) AS target FROM relations r "
-            "LEFT JOIN entities a ON a.key = r.source_key LEFT JOIN entities b ON b.key = r.target_key "
-            "WHERE r.source_key = ? AND r.target_key = ?", (s, t))
-        if rows:
-            r = rows[0]
-            out.append(RelationItem("", s, t, r["source"], r["target"], r["keywords"],
-                                    truncate(r["description"], cap), float(r["weight"]),
-                                    tuple(sources.get((s, t), ())[:PROVENANCE])))
+        r = lookups.relation_text(store, s, t)
+        if r is not None:
+            out.append(RelationItem("", s, t, r.source, r.target, r.keywords, truncate(r.description, cap),
+                                    r.weight, tuple(sources.get((s, t), ())[:PROVENANCE])))
     return out
 
 
 def load_chunks(store: Store, ids: Sequence[int], cap: int) -> list[ChunkItem]:
     """Chunk items in the order of `ids`, with their document, text cut to `cap` tokens."""
-    if not ids:
-        return []
-    rows = {r["id"]: r for r in store.query(
-        "SELECT c.id, c.document_id, c.idx, c.text, c.tokens, c.page_start, c.page_end, d.path, d.title "
-        f"FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN ({_marks(ids)})", list(ids))}
+    rows = lookups.chunk_sources(store, ids)
     out = []
     for i in ids:
         if i in rows:
             r = rows[i]
-            text, tokens = r["text"], r["tokens"]
+            text, tokens = r.text, r.tokens
             if not tokens or tokens > cap:
                 text = truncate(text, cap)
                 tokens = count_tokens(text)
-            out.append(ChunkItem("", i, r["document_id"], r["path"], r["title"], r["idx"],
-                                 r["page_start"], r["page_end"], text, tokens))
+            out.append(ChunkItem("", i, r.document_id, r.path, r.title, r.idx, r.page_start, r.page_end,
+                                 text, tokens))
     return out

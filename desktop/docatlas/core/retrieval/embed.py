@@ -18,9 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 from docatlas.core.base.errors import LLMError, ModelNotFound
-from docatlas.core.base.keys import split_relation_ref
+from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
-from docatlas.core.retrieval.vectors import bump_versions, load_matrix, write_vectors
+from docatlas.core.retrieval.vectors import load_matrix, pack
+from docatlas.core.storage import vectors as stored
 from docatlas.core.storage.database import Store
 
 log = logging.getLogger("docatlas.retrieval")
@@ -45,52 +46,18 @@ def text_hash(text: str) -> str:
 
 def embedding_texts(store: Store, kind: str, refs: Sequence[str]) -> dict[str, str]:
     """The text each ref is embedded from; refs whose row is gone are left out."""
-    out: dict[str, str] = {}
-    if kind == "relation":
-        for ref in refs:
-            source, target = split_relation_ref(ref)
-            rows = store.query(
-                "SELECT r.keywords, r.description, COALESCE(s.name, r.source_key) AS s, "
-                "COALESCE(t.name, r.target_key) AS t FROM relations r "
-                "LEFT JOIN entities s ON s.key = r.source_key LEFT JOIN entities t ON t.key = r.target_key "
-                "WHERE r.source_key = ? AND r.target_key = ?", (source, target))
-            if rows:
-                r = rows[0]
-                out[ref] = f"{r['s']} - {r['t']}: {r['keywords']}. {r['description']}"
-        return {k: v[:MAX_CHARS] for k, v in out.items()}
-    marks = ",".join("?" * len(refs))
-    if kind == "entity":
-        sql = f"SELECT key AS ref, name || ': ' || description AS text FROM entities WHERE key IN ({marks})"
-    elif kind == "chunk":
-        sql = f"SELECT CAST(id AS TEXT) AS ref, text FROM chunks WHERE id IN ({marks})"
-    elif kind == "community":
-        sql = (f"SELECT CAST(id AS TEXT) AS ref, title || '\n' || summary AS text FROM communities "
-               f"WHERE status = 'done' AND id IN ({marks})")
-    else:
-        raise ValueError(f"unknown embedding kind {kind!r}")
-    params = [int(r) for r in refs if r.isdigit()] if kind in ("chunk", "community") else list(refs)
-    for row in store.query(sql, params):
-        out[row["ref"]] = row["text"][:MAX_CHARS]
-    return out
+    return {ref: text[:MAX_CHARS] for ref, text in stored.source_texts(store, kind, refs).items()}
 
 
 def pending_count(store: Store) -> int:
     """How many rows wait for an embedding."""
-    return int(store.query("SELECT COUNT(*) AS n FROM embed_queue")[0]["n"])
+    return stored.queue_length(store)
 
 
 def _switch_model(store: Store, model: str) -> None:
     """A new embedding model: queue every row again (old vectors stay until replaced)."""
-    if store.get_meta("embed_model") == model:
-        return
-    with store.transaction() as conn:
-        conn.execute("INSERT OR IGNORE INTO embed_queue(kind, ref) SELECT 'chunk', CAST(id AS TEXT) FROM chunks")
-        conn.execute("INSERT OR IGNORE INTO embed_queue(kind, ref) SELECT 'entity', key FROM entities")
-        conn.execute("INSERT OR IGNORE INTO embed_queue(kind, ref) "
-                     "SELECT 'relation', source_key || char(31) || target_key FROM relations")
-        conn.execute("INSERT OR IGNORE INTO embed_queue(kind, ref) "
-                     "SELECT 'community', CAST(id AS TEXT) FROM communities WHERE status = 'done'")
-        store.set_meta("embed_model", model, conn)
+    if store.get_meta("embed_model") != model:
+        stored.queue_everything(store, model)
 
 
 def _error_sentence(exc: LLMError, model: str) -> str:
@@ -101,11 +68,12 @@ def _error_sentence(exc: LLMError, model: str) -> str:
 
 
 def embed_pending(store: Store, llm: Embedder, settings: Settings,
-                  cancel: threading.Event | None = None) -> Iterator[dict]:
-    """Embed everything queued; yield progress dicts {stage, done, total, message[, error]}.
+                  cancel: threading.Event | None = None) -> Iterator[Progress]:
+    """Embed everything queued; yield Progress (stage "embed", step_done of step_total).
 
     Yields nothing when nothing is queued. Stops early (work kept) when `cancel` is set,
-    with stage "cancelled"; on a model failure the last dict carries `error`, one sentence.
+    with stage "cancelled"; on a model failure the last Progress carries the reason, one
+    sentence, as its message and its only warning.
     """
     model = settings.ollama.embed_model
     if not model:
@@ -117,10 +85,10 @@ def embed_pending(store: Store, llm: Embedder, settings: Settings,
     done, started = 0, time.monotonic()
     batch = max(1, settings.query.embed_batch)
 
-    def progress(**extra: object) -> dict:
-        return {"stage": "embed", "done": done, "total": total,
-                "elapsed": time.monotonic() - started,
-                "message": f"Embedded {done} of {total} items", **extra}
+    def progress(stage: str = "embed", message: str = "", warning: str = "") -> Progress:
+        return Progress(stage=stage, step_done=done, step_total=total, elapsed=time.monotonic() - started,
+                        message=message or warning or f"Embedded {done} of {total} items",
+                        warnings=(warning,) if warning else ())
 
     yield progress()
     parallel = max(1, settings.ollama.parallel)
@@ -128,14 +96,14 @@ def embed_pending(store: Store, llm: Embedder, settings: Settings,
     try:
         while True:
             if cancel is not None and cancel.is_set():
-                yield progress(stage="cancelled", message="Stopped; the rest is embedded next time.")
+                yield progress("cancelled", "Stopped; the rest is embedded next time.")
                 return
-            queued = store.query(f"SELECT id, kind, ref FROM embed_queue ORDER BY id LIMIT {_SCAN}")
+            queued = stored.queued(store, _SCAN)
             if not queued:
                 break
             work, skipped = _sort_out(store, queued, model)
-            with store.transaction() as conn:
-                _drop(conn, skipped)
+            stored.drop_queued(store, [item.id for item, _ in skipped],
+                               [(item.kind, item.ref) for item, gone in skipped if gone])
             done += len(skipped)
             batches = [work[i:i + batch] for i in range(0, len(work), batch)]
             # Up to `parallel` batches in flight at once, written here in order as they return.
@@ -144,17 +112,19 @@ def embed_pending(store: Store, llm: Embedder, settings: Settings,
                     break
                 window = batches[first:first + parallel]
                 try:
-                    results = list(pool.map(lambda part: llm.embed([t for *_, t in part], model=model), window))
+                    results = list(pool.map(lambda part: llm.embed([t for _, t in part], model=model), window))
                 except LLMError as exc:
                     log.warning("embedding stopped: %s", exc.message)
-                    yield progress(error=_error_sentence(exc, model), message=_error_sentence(exc, model))
+                    yield progress(warning=_error_sentence(exc, model))
                     return
                 for part, vectors in zip(window, results):
                     if len(vectors) != len(part):
-                        yield progress(error=f"Ollama returned {len(vectors)} embeddings for {len(part)} texts "
-                                             f"with {model}; try another embedding model.")
+                        yield progress(warning=f"Ollama returned {len(vectors)} embeddings for {len(part)} "
+                                               f"texts with {model}; try another embedding model.")
                         return
-                    _store_vectors(store, model, part, vectors)
+                    stored.write_vectors(store, model, [
+                        stored.NewVector(item.id, item.kind, item.ref, text_hash(text), len(vector), pack(vector))
+                        for (item, text), vector in zip(part, vectors)])
                     done += len(part)
                     yield progress()
     finally:
@@ -163,44 +133,24 @@ def embed_pending(store: Store, llm: Embedder, settings: Settings,
         load_matrix(store, kind, model)
 
 
-def _store_vectors(store: Store, model: str, part: list, vectors: list) -> None:
-    """Write one batch's vectors and take its items off the queue, together."""
-    with store.transaction() as conn:
-        by_kind: dict[str, list] = {}
-        for (_, kind, ref, text), vector in zip(part, vectors):
-            by_kind.setdefault(kind, []).append((ref, text_hash(text), vector))
-        for kind, rows in by_kind.items():
-            write_vectors(conn, kind, model, rows)
-        conn.executemany("DELETE FROM embed_queue WHERE id = ?", [(w[0],) for w in part])
-
-
-def _sort_out(store: Store, queued: list[dict], model: str) -> tuple[list, list]:
-    """Split queue rows into (id, kind, ref, text) to embed and (id, kind, ref, gone) to drop."""
-    work: list[tuple[int, str, str, str]] = []
-    skipped: list[tuple[int, str, str, bool]] = []
-    by_kind: dict[str, list[dict]] = {}
-    for row in queued:
-        by_kind.setdefault(row["kind"], []).append(row)
-    for kind, rows in by_kind.items():
-        refs = [r["ref"] for r in rows]
+def _sort_out(store: Store, queued: list[stored.QueuedItem],
+              model: str) -> tuple[list[tuple[stored.QueuedItem, str]], list[tuple[stored.QueuedItem, bool]]]:
+    """Split queue rows into (item, text) to embed and (item, gone) to drop."""
+    work: list[tuple[stored.QueuedItem, str]] = []
+    skipped: list[tuple[stored.QueuedItem, bool]] = []
+    by_kind: dict[str, list[stored.QueuedItem]] = {}
+    for item in queued:
+        by_kind.setdefault(item.kind, []).append(item)
+    for kind, items in by_kind.items():
+        refs = [item.ref for item in items]
         texts = embedding_texts(store, kind, refs) if kind in KINDS else {}
-        marks = ",".join("?" * len(refs))
-        stored = {r["ref"]: (r["model"], r["hash"]) for r in store.query(
-            f"SELECT ref, model, hash FROM embeddings WHERE kind = ? AND ref IN ({marks})", [kind, *refs])}
-        for row in rows:
-            text = texts.get(row["ref"])
+        hashes = stored.stored_hashes(store, kind, refs)
+        for item in items:
+            text = texts.get(item.ref)
             if text is None:
-                skipped.append((row["id"], kind, row["ref"], True))
-            elif stored.get(row["ref"]) == (model, text_hash(text)):
-                skipped.append((row["id"], kind, row["ref"], False))
+                skipped.append((item, True))
+            elif hashes.get(item.ref) == (model, text_hash(text)):
+                skipped.append((item, False))
             else:
-                work.append((row["id"], kind, row["ref"], text))
+                work.append((item, text))
     return work, skipped
-
-
-def _drop(conn, skipped: list[tuple[int, str, str, bool]]) -> None:
-    gone = [(kind, ref) for _, kind, ref, is_gone in skipped if is_gone]
-    if gone:
-        conn.executemany("DELETE FROM embeddings WHERE kind = ? AND ref = ?", gone)
-        bump_versions(conn)
-    conn.executemany("DELETE FROM embed_queue WHERE id = ?", [(s[0],) for s in skipped])

@@ -4,10 +4,10 @@ keywords and descriptions, and chunk text: the second signal beside the vectors.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Iterable
 
 from docatlas.core.retrieval.keywords import WORD, content_words
+from docatlas.core.storage import fulltext as stored
 from docatlas.core.storage.database import Store
 
 log = logging.getLogger("docatlas.retrieval")
@@ -39,8 +39,7 @@ def match_expression(phrases: Iterable[str]) -> str | None:
 
 def _matches(store: Store, table: str, expression: str) -> int:
     """How many rows match, counting no further than COMMON."""
-    return store.query(f"SELECT COUNT(*) AS n FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)",
-                       (expression, COMMON))[0]["n"]
+    return stored.count_matches(store, table, expression, COMMON)
 
 
 def selective_expression(store: Store, table: str, terms: list[str]) -> str | None:
@@ -71,12 +70,10 @@ def _ranked_rowids(store: Store, table: str, phrases: Iterable[str], limit: int)
         expression = selective_expression(store, table, terms)
         if expression is None:
             return []
-        rows = store.query(
-            f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?", (expression, limit))
-    except sqlite3.OperationalError as exc:  # an expression FTS5 refuses: no text hits
+        return stored.ranked_rowids(store, table, expression, limit)
+    except stored.ExpressionRefused as exc:  # an expression FTS5 refuses: no text hits
         log.warning("full-text search failed for %r: %s", terms, exc)
         return []
-    return [r["rowid"] for r in rows]
 
 
 def _in_order(ids: list[int], found: dict[int, object]) -> list:
@@ -88,8 +85,7 @@ def search_entities(store: Store, phrases: Iterable[str], limit: int) -> list[st
     ids = _ranked_rowids(store, "entities_fts", phrases, limit)
     if not ids:
         return []
-    rows = store.query(f"SELECT rowid, key FROM entities WHERE rowid IN ({','.join('?' * len(ids))})", ids)
-    return _in_order(ids, {r["rowid"]: r["key"] for r in rows})
+    return _in_order(ids, stored.entity_keys(store, ids))
 
 
 def search_relations(store: Store, phrases: Iterable[str], limit: int) -> list[tuple[str, str]]:
@@ -97,10 +93,7 @@ def search_relations(store: Store, phrases: Iterable[str], limit: int) -> list[t
     ids = _ranked_rowids(store, "relations_fts", phrases, limit)
     if not ids:
         return []
-    rows = store.query(
-        f"SELECT rowid, source_key, target_key FROM relations WHERE rowid IN ({','.join('?' * len(ids))})", ids
-    )
-    return _in_order(ids, {r["rowid"]: (r["source_key"], r["target_key"]) for r in rows})
+    return _in_order(ids, stored.relation_pairs(store, ids))
 
 
 def search_chunks(store: Store, phrases: Iterable[str], limit: int) -> list[int]:

@@ -26,6 +26,8 @@ from docatlas.core.retrieval.jsonreply import parse_json_object, string_list
 from docatlas.core.retrieval.keywords import content_words
 from docatlas.core.retrieval.search import fuse
 from docatlas.core.retrieval.templates import fill
+from docatlas.core.storage import communities as stored
+from docatlas.core.storage import context as lookups
 from docatlas.core.storage.database import Store
 
 log = logging.getLogger("docatlas.retrieval")
@@ -54,42 +56,42 @@ class MapResult:
 
 def has_reports(store: Store) -> bool:
     """True when at least one community report is written."""
-    return bool(store.query("SELECT 1 FROM communities WHERE status = 'done' LIMIT 1"))
+    return stored.has_reports(store)
 
 
 def rank_reports(store: Store, question: str, query: np.ndarray | None, model: str, limit: int,
-                 min_similarity: float) -> list[dict]:
+                 min_similarity: float) -> list[stored.ReportRow]:
     """The reports most related to the question: by vector and by shared words, then by rating."""
-    rows = store.query("SELECT id, title, summary, findings, rating, size FROM communities "
-                       "WHERE status = 'done' ORDER BY COALESCE(rating, 0) DESC, size DESC, id")
-    by_id = {r["id"]: r for r in rows}
+    rows = stored.written_reports(store)
+    by_id = {r.id: r for r in rows}
     by_vector = [int(ref) for ref, _ in vectors.search(store, "community", model, query, limit, min_similarity)
                  if ref.isdigit() and int(ref) in by_id]
     words = {w.casefold() for w in content_words(question)}
     overlap = []
     for r in rows:
-        text = {w.casefold() for w in content_words(f"{r['title']} {r['summary']} {r['findings']}")}
+        text = {w.casefold() for w in content_words(f"{r.title} {r.summary} {r.findings}")}
         hits = len(words & text)
         if hits:
-            overlap.append((hits, r["id"]))
+            overlap.append((hits, r.id))
     by_words = [cid for _, cid in sorted(overlap, key=lambda x: -x[0])]
     chosen = fuse([by_vector, by_words], limit)
-    chosen += [r["id"] for r in rows if r["id"] not in chosen][: max(0, limit - len(chosen))]
+    chosen += [r.id for r in rows if r.id not in chosen][: max(0, limit - len(chosen))]
     return [by_id[cid] for cid in chosen]
 
 
-def report_text(label: str, row: dict, cap: int) -> str:
+def report_text(label: str, row: stored.ReportRow, cap: int) -> str:
     """A report as the map prompt shows it."""
-    findings = json.loads(row["findings"] or "[]")
-    lines = [f"[{label}] {row['title']}", row["summary"]]
+    findings = json.loads(row.findings or "[]")
+    lines = [f"[{label}] {row.title}", row.summary]
     lines += [f"- {f.get('summary', '')}: {f.get('explanation', '')}".rstrip(": ") for f in findings]
     return truncate("\n".join(line for line in lines if line), cap)
 
 
-def map_reports(store: Store, llm: LLM, question: str, rows: list[dict], settings: Settings, window: int,
+def map_reports(store: Store, llm: LLM, question: str, rows: list[stored.ReportRow], settings: Settings, window: int,
                 cancel: threading.Event | None) -> MapResult:
     """Ask the model, batch by batch, for the points of the reports that help answer the question."""
-    reports = tuple(ReportItem(f"K{i}", r["id"], r["title"], r["summary"], r["rating"], _members(store, r["id"]))
+    reports = tuple(ReportItem(f"K{i}", r.id, r.title, r.summary, r.rating,
+                               tuple(stored.member_keys(store, r.id, MAX_MEMBERS)))
                     for i, r in enumerate(rows, 1))
     prompts = query_prompts(store)  # the workspace's own map prompt, if the user changed it
     room = free_room(window, [{"role": "user", "content": fill("community_map", prompts, question=question,
@@ -144,20 +146,10 @@ def parse_points(reply: str) -> list[tuple[str, float, tuple[str, ...]]]:
     return out
 
 
-def _members(store: Store, community_id: int) -> tuple[str, ...]:
-    rows = store.query("SELECT m.key FROM community_members m LEFT JOIN entities e ON e.key = m.key "
-                       "WHERE m.community_id = ? ORDER BY COALESCE(e.mentions, 0) DESC, m.key LIMIT ?",
-                       (community_id, MAX_MEMBERS))
-    return tuple(r["key"] for r in rows)
-
-
 def supporting_chunks(store: Store, result: MapResult, limit: int, cap: int) -> list[ChunkItem]:
     """Chunks that mention the most members of the reports the kept points came from."""
     used = {label for p in result.points for label in p.reports} or {r.label for r in result.reports}
     keys = list(dict.fromkeys(k for r in result.reports if r.label in used for k in r.member_keys))
     if not keys or limit <= 0:
         return []
-    rows = store.query(
-        f"SELECT chunk_id, COUNT(*) AS n FROM chunk_entities WHERE key IN ({','.join('?' * len(keys))}) "
-        "GROUP BY chunk_id ORDER BY n DESC, chunk_id LIMIT ?", [*keys, limit])
-    return load_chunks(store, [r["chunk_id"] for r in rows], cap)
+    return load_chunks(store, lookups.chunks_mentioning(store, keys, limit), cap)

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 from docatlas.core.retrieval.context import Context
+from docatlas.core.storage import context as lookups
 from docatlas.core.storage.database import Store
 
 _BRACKETS = re.compile(r"\[([^\[\]]{1,80})\]")
@@ -66,13 +67,8 @@ def build_references(store: Store, context: Context, answer: str, limit: int) ->
 
 
 def _load(store: Store, ids: Sequence[int], labels: dict[int, str], cited: Iterable[int]) -> list[Reference]:
-    if not ids:
-        return []
     cited = set(cited)
-    rows = {r["id"]: r for r in store.query(
-        "SELECT c.id, c.document_id, c.idx, c.text, c.page_start, c.page_end, d.path, d.title "
-        f"FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN ({','.join('?' * len(ids))})",
-        list(ids))}
-    return [Reference(i, rows[i]["document_id"], rows[i]["path"], rows[i]["title"], rows[i]["page_start"],
-                      rows[i]["page_end"], rows[i]["idx"], rows[i]["text"], labels.get(i, ""), i in cited)
-            for i in ids if i in rows]
+    rows = lookups.chunk_sources(store, ids)
+    return [Reference(i, r.document_id, r.path, r.title, r.page_start, r.page_end, r.idx, r.text,
+                      labels.get(i, ""), i in cited)
+            for i in ids if (r := rows.get(i)) is not None]

@@ -16,6 +16,7 @@ from itertools import chain, zip_longest
 from docatlas.core.base.settings import QuerySettings
 from docatlas.core.retrieval.keywords import Keywords
 from docatlas.core.retrieval.search import QueryVectors, find_chunks, find_entities, find_relations
+from docatlas.core.storage import context as lookups
 from docatlas.core.storage.database import Store
 
 GRAPH_MODES = ("local", "global", "hybrid", "mix")
@@ -88,40 +89,24 @@ def _relations_of(store: Store, keys: list[str], limit: int) -> list[tuple[str, 
     """Relations touching the entities: both ends found first, then by weight."""
     if not keys:
         return []
-    marks = ",".join("?" * len(keys))
-    rows = store.query(
-        f"SELECT source_key, target_key, weight FROM relations WHERE source_key IN ({marks}) "
-        f"UNION SELECT source_key, target_key, weight FROM relations WHERE target_key IN ({marks})",
-        [*keys, *keys],
-    )
+    rows = lookups.relations_touching(store, keys)
     rank = {k: i for i, k in enumerate(keys)}
     big = len(keys)
 
-    def order(r: dict) -> tuple:
-        s, t = rank.get(r["source_key"], big), rank.get(r["target_key"], big)
-        return (-((s < big) + (t < big)), min(s, t), -r["weight"])
+    def order(row: tuple[str, str, float]) -> tuple:
+        s, t = rank.get(row[0], big), rank.get(row[1], big)
+        return (-((s < big) + (t < big)), min(s, t), -row[2])
 
     rows.sort(key=order)
-    return [(r["source_key"], r["target_key"]) for r in rows[:limit]]
+    return [(source, target) for source, target, _ in rows[:limit]]
 
 
 def _entity_chunks(store: Store, keys: list[str]) -> dict[str, list[int]]:
-    out: dict[str, list[int]] = {}
-    for key in keys:
-        rows = store.query("SELECT DISTINCT chunk_id FROM chunk_entities WHERE key = ? LIMIT ?",
-                           (key, CHUNKS_PER_ITEM))
-        out[key] = [r["chunk_id"] for r in rows]
-    return out
+    return {key: lookups.entity_chunk_ids(store, key, CHUNKS_PER_ITEM) for key in keys}
 
 
 def _relation_chunks(store: Store, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], list[int]]:
-    out: dict[tuple[str, str], list[int]] = {}
-    for s, t in pairs:
-        rows = store.query(
-            "SELECT DISTINCT chunk_id FROM chunk_relations WHERE (source_key = ? AND target_key = ?) "
-            "OR (source_key = ? AND target_key = ?) LIMIT ?", (s, t, t, s, CHUNKS_PER_ITEM))
-        out[(s, t)] = [r["chunk_id"] for r in rows]
-    return out
+    return {(s, t): lookups.relation_chunk_ids(store, s, t, CHUNKS_PER_ITEM) for s, t in pairs}
 
 
 def _rank_chunks(items: Sequence, sources: dict) -> list[int]:

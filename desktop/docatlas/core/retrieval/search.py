@@ -16,6 +16,7 @@ from docatlas.core.base.errors import Cancelled, LLMError, ModelNotFound
 from docatlas.core.base.keys import split_relation_ref
 from docatlas.core.retrieval import fulltext, vectors
 from docatlas.core.retrieval.keywords import Keywords
+from docatlas.core.storage import vectors as stored_vectors
 from docatlas.core.storage.database import Store
 
 K = TypeVar("K", bound=Hashable)
@@ -80,8 +81,7 @@ def question_vectors(store: Store, llm: object, model: str, mode: str, question:
         return QueryVectors(), []
     needs = _NEEDS.get(mode, ())
     kinds = ["community"] if mode == "community" else [_KINDS[n] for n in needs]
-    if not store.query(f"SELECT 1 FROM embeddings WHERE kind IN ({','.join('?' * len(kinds))}) AND model = ? "
-                       "LIMIT 1", [*kinds, model]):
+    if not stored_vectors.has_vectors(store, kinds, model):
         return QueryVectors(model), [f"Nothing is embedded with {model} yet, so this answer used "
                                      "full-text search only."]
     texts = {"question": question,

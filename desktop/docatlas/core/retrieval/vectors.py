@@ -8,7 +8,6 @@ ranks by cosine with a matrix-vector product (two-stage on large matrices, see
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Sequence
@@ -16,13 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from docatlas.core.storage import vectors as stored
 from docatlas.core.storage.database import Store
 
 APPROXIMATE_FROM = 50_000  # rows; below this every search scores every row
 PROJECTED = 192  # directions kept for picking candidates
 CANDIDATES = 1000  # rows scored exactly per search (at least)
-_BUMP = ("INSERT INTO meta(key, value) VALUES (?, '1') "
-         "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
 
 
 def pack(vector: Sequence[float]) -> bytes:
@@ -40,22 +38,6 @@ def unpack(blob: bytes) -> np.ndarray:
 def unit(vector: Sequence[float]) -> np.ndarray:
     """A query vector scaled to unit length (float32)."""
     return unpack(pack(vector))
-
-
-def write_vectors(conn: sqlite3.Connection, kind: str, model: str,
-                  rows: Sequence[tuple[str, str, Sequence[float]]]) -> None:
-    """Store (ref, text hash, vector) rows inside the caller's transaction; bump the versions."""
-    conn.executemany(
-        "INSERT OR REPLACE INTO embeddings(kind, ref, model, hash, dim, vector) VALUES (?, ?, ?, ?, ?, ?)",
-        [(kind, ref, model, digest, len(vec), pack(vec)) for ref, digest, vec in rows],
-    )
-    bump_versions(conn)
-
-
-def bump_versions(conn: sqlite3.Connection) -> None:
-    """Mark the vectors (and so the answers' inputs) as changed."""
-    conn.execute(_BUMP, ("vectors_version",))
-    conn.execute(_BUMP, ("index_version",))
 
 
 @dataclass(frozen=True)
@@ -118,8 +100,7 @@ def load_matrix(store: Store, kind: str, model: str) -> VectorMatrix:
         hit = _cache.get(key)
     if hit is not None and hit[0] == version:
         return hit[1]
-    rows = store.query("SELECT ref, dim, vector FROM embeddings WHERE kind = ? AND model = ?", (kind, model))
-    matrix = with_projection(_matrix([(r["ref"], r["dim"], r["vector"]) for r in rows]))
+    matrix = with_projection(_matrix(stored.vector_rows(store, kind, model)))
     with _cache_lock:
         _cache[key] = (version, matrix)
     return matrix
