@@ -18,7 +18,8 @@ PACKAGING = Path(__file__).resolve().parent
 ROOT = PACKAGING.parent
 SOURCE = ROOT / "desktop"
 PACKAGE = SOURCE / "docatlas"
-RESOURCES = PACKAGE / "resources"
+RESOURCES = ROOT / "resources"  # prompts, icons: docatlas/resources/ in the bundle, as in a wheel
+BUNDLED_RESOURCES = "docatlas/resources"
 ICONS = RESOURCES / "icons"
 LICENSES = PACKAGING / "licenses"
 
@@ -98,11 +99,12 @@ def tiktoken_data_file() -> Path:
 
 
 def resource_files() -> list[tuple[Path, str]]:
-    """Every file under docatlas/resources (prompts, icons, styles), with its folder in the bundle."""
+    """Every file under the top-level resources/ (prompts, icons, styles), with its folder in the
+    bundle: docatlas/resources/..., where docatlas.core.base.resources looks for it."""
     found = []
     for path in sorted(RESOURCES.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".py"):
-            found.append((path, str(path.parent.relative_to(SOURCE)).replace("\\", "/")))
+            found.append((path, (Path(BUNDLED_RESOURCES) / path.parent.relative_to(RESOURCES)).as_posix()))
     return found
 
 

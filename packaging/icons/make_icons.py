@@ -2,7 +2,7 @@
 
     QT_QPA_PLATFORM=offscreen python packaging/icons/make_icons.py
 
-Writes into desktop/docatlas/resources/icons/: docatlas-<N>.png for every size in SIZES
+Writes into resources/icons/ (the repository's top level): docatlas-<N>.png for every size in SIZES
 (16-32 px from docatlas-small.svg, a simpler drawing that stays legible; larger ones from
 docatlas.svg), docatlas.ico (Windows: 16-256 px, PNG entries) and docatlas.icns (macOS:
 16-1024 px, PNG entries). The results are committed; run this again after changing an SVG.
@@ -21,7 +21,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 
-ICONS = Path(__file__).resolve().parents[2] / "desktop" / "docatlas" / "resources" / "icons"
+ICONS = Path(__file__).resolve().parents[2] / "resources" / "icons"
 SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 SMALL_UP_TO = 32
 ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)

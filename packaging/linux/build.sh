@@ -17,7 +17,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 PYTHON="${PYTHON:-python}"
 OUT="${DOCATLAS_BUILD_DIR:-$ROOT/build/packaging}"
-ICONS="$ROOT/desktop/docatlas/resources/icons"
+ICONS="$ROOT/resources/icons"
 SIZES="16 24 32 48 64 128 256 512"
 
 say() { printf '==> %s\n' "$*" >&2; }

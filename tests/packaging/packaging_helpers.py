@@ -8,7 +8,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGING = REPO / "packaging"
-ICONS = REPO / "desktop" / "docatlas" / "resources" / "icons"
+RESOURCES = REPO / "resources"
+ICONS = RESOURCES / "icons"
 
 
 def load(path: Path, name: str):

@@ -8,7 +8,7 @@ import struct
 import tomllib
 
 import pytest
-from packaging_helpers import ICONS, PACKAGING, REPO, load, png_header
+from packaging_helpers import ICONS, PACKAGING, REPO, RESOURCES, load, png_header
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QImage
 from PySide6.QtSvg import QSvgRenderer
@@ -72,9 +72,9 @@ def test_macos_icns_holds_16_to_1024():
 def test_icons_ship_in_the_wheel():
     """pyproject's package-data takes every icon file (pip installs get the window icon too)."""
     globs = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
-        "package-data"]["docatlas"]
+        "package-data"]["docatlas.resources"]
     for path in ICONS.iterdir():
-        relative = str(path.relative_to(REPO / "desktop" / "docatlas")).replace("\\", "/")
+        relative = str(path.relative_to(RESOURCES)).replace("\\", "/")
         assert any(fnmatch.fnmatch(relative, glob) for glob in globs), f"{relative} is not in package-data"
 
 

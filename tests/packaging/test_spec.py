@@ -10,9 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from packaging_helpers import PACKAGING, REPO
+from packaging_helpers import PACKAGING, REPO, RESOURCES
 
-RESOURCES = REPO / "desktop" / "docatlas" / "resources"
 SPEC = PACKAGING / "docatlas.spec"
 
 
@@ -53,7 +52,7 @@ def test_tiktoken_plugins_are_hidden_imports(bundle):
 def test_every_prompt_icon_and_style_is_bundled_in_its_package_folder(bundle):
     """importlib.resources.files("docatlas") / "resources" / ... must find them in the bundle."""
     found = destinations(bundle)
-    files = [p for p in RESOURCES.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    files = [p for p in RESOURCES.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".py"]
     prompts = [p for p in files if "prompts" in p.parts]
     assert len(prompts) >= 20 and any(p.suffix == ".json" for p in prompts)
     for path in files:

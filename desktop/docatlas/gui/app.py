@@ -12,7 +12,6 @@ import logging
 import os
 import sys
 import time
-from importlib import resources
 from pathlib import Path
 from types import TracebackType
 
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox
 from docatlas import __version__
 from docatlas.core.base import paths
 from docatlas.core.base.errors import DocAtlasError
+from docatlas.core.base.resources import resource_dir
 from docatlas.gui.gui_state import GuiState, load_state
 from docatlas.gui.theme import apply_theme, follow_system
 
@@ -56,7 +56,7 @@ def choose_workspace(data_dir: str | None, state: GuiState) -> Path:
 def app_icon() -> QIcon:
     """DocAtlas's icon at every size it ships (resources/icons/docatlas-<N>.png)."""
     icon = QIcon()
-    folder = resources.files("docatlas") / "resources" / "icons"
+    folder = resource_dir("icons")
     for size in ICON_SIZES:
         icon.addFile(str(folder / f"docatlas-{size}.png"))
     return icon

@@ -22,9 +22,9 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
+from docatlas.core.base.resources import resource_dir
 from docatlas.core.base.tokens import count_tokens, get_encoding
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -55,7 +55,7 @@ MERGE_FOLDER = "merge"
 
 def prompts_root() -> Path:
     """The folder holding the bundled profiles."""
-    return Path(str(resources.files("docatlas") / "resources" / "prompts"))
+    return resource_dir("prompts")
 
 
 def available_profiles() -> list[str]:
