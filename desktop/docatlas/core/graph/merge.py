@@ -115,8 +115,6 @@ def merge_relation(pair: tuple[str, str], keywords: Sequence[str], descriptions:
                           join_descriptions(label, descriptions, summarize), weight, len(strengths))
 
 
-
-
 # -- re-deriving the stored graph ------------------------------------------------------------------
 
 SummaryRequest = tuple[str, tuple[str, ...]]  # (display name or relation label, distinct descriptions)
@@ -225,7 +223,8 @@ def _plan(db: Source, keys: set[str] | None, labelled: bool) -> _Plan:
         kws.append(kw), descs.append(desc), strengths.append(strength)
         endpoint_names.setdefault(sk, []).append(source)
         endpoint_names.setdefault(tk, []).append(target)
-    plan.display = {key: vote([n.strip() for n in names], key) for key, (names, _, _) in plan.mentions.items()}
+    if labelled:  # display names are needed for summaries only (merge_entity votes again)
+        plan.display = {key: vote([n.strip() for n in names], key) for key, (names, _, _) in plan.mentions.items()}
     stored = graph_rows.entity_names(db, [k for k in endpoint_names if k not in plan.mentions])
     # Endpoints the model named only in a relation still become nodes.
     for key, names in endpoint_names.items():

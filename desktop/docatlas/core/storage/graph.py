@@ -29,10 +29,9 @@ class Records:
 
 
 def fetch_rows(db: Source, sql: str, params: Sequence = ()) -> list[tuple]:
-    """Rows as tuples, from a Store (under its lock) or a transaction's connection."""
-    if isinstance(db, Store):
-        return [tuple(r.values()) for r in db.query(sql, params)]
-    return [tuple(r) for r in db.execute(sql, params).fetchall()]
+    """Rows as tuples, from a Store's connection or a transaction's (SQLite serialises the calls)."""
+    conn = db.conn if isinstance(db, Store) else db
+    return conn.execute(sql, params).fetchall()
 
 
 def _keys(keys: Iterable[str]) -> str:
