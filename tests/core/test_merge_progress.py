@@ -91,6 +91,22 @@ def test_a_merge_cancelled_between_keys_writes_nothing(tmp_path):
         assert snapshot(store) == before and store.get_meta("graph_dirty") == "0"
 
 
+def test_a_merge_closed_by_its_caller_writes_nothing_but_graph_dirty(tmp_path):
+    with open_store(tmp_path) as store:
+        build_graph(store, star_corpus(2, 30))
+        with store.transaction() as conn:
+            conn.execute("DELETE FROM entities WHERE key LIKE 'item 1-%'")
+        stale = snapshot(store)
+        assert store.get_meta("graph_dirty") == "0"  # a deletion, say, that does not mark it
+        steps = rebuild_steps(store, {"hub 1"})
+        assert next(steps).step_total > 30
+        steps.close()  # the window closed the job between two steps
+        assert snapshot(store) == stale and store.get_meta("graph_dirty") == "1"
+        for step in rebuild_steps(store, {"hub 1"}):
+            last = step
+        assert last.step_done == last.step_total and store.get_meta("graph_dirty") == "0"
+
+
 def test_ingest_shows_the_merge_and_its_summaries(model, tmp_path):
     settings = settings_for(model, summary_tokens=20)
     with Store(tmp_path / "ws" / "docatlas.sqlite") as store:

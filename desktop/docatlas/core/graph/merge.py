@@ -27,10 +27,11 @@ version, the full-text index and the embedding queue alone.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -157,9 +158,24 @@ def rebuild_steps(store: Store, keys: set[str] | None = None, summarize: Summari
                   cancel: threading.Event | None = None) -> Iterator[Progress]:
     """Re-derive entities and relations touching `keys` (all when None), yielding progress.
 
-    Stops between items once `cancel` is set: nothing is written but `graph_dirty=1`."""
+    Stops between items once `cancel` is set, or when the caller closes it: nothing is
+    written then but `graph_dirty=1`, so the next ingest run merges everything again."""
     if keys is not None and not keys:
         return
+    written: Progress | None = None
+    try:
+        written = yield from _steps(store, keys, summarize, cancel)
+    finally:
+        if written is None:
+            with contextlib.suppress(Exception):  # never hide why the merge stopped
+                graph_rows.mark_graph_dirty(store)
+    if written is not None:
+        yield written
+
+
+def _steps(store: Store, keys: set[str] | None, summarize: Summarizer | None,
+           cancel: threading.Event | None) -> Generator[Progress, None, Progress | None]:
+    """The work of `rebuild_steps`; returns its last Progress once the graph is written, else None."""
     version = graph_rows.data_version(store)
     plan = _plan(store, keys, summarize is not None)
     yield Progress(stage="merge", message=f"Merging {plan.size} entities and relations", step_total=plan.size)
@@ -177,9 +193,8 @@ def rebuild_steps(store: Store, keys: set[str] | None = None, summarize: Summari
             yield Progress(stage="merge", message=f"Merged {done} of {plan.size}", step_done=done,
                            step_total=plan.size)
     if cancel is not None and cancel.is_set():
-        graph_rows.mark_graph_dirty(store)
         yield Progress(stage="merge", message="Merge stopped; the next run finishes it.")
-        return
+        return None
     with store.transaction() as conn:
         if graph_rows.data_version(conn) != version:
             # Another connection wrote meanwhile: derive again from what is stored now (no
@@ -198,8 +213,8 @@ def rebuild_steps(store: Store, keys: set[str] | None = None, summarize: Summari
         graph_rows.write_derived(conn, plan.scope, entities, relations)
         replay_overrides(conn)
         graph_rows.set_graph_dirty(conn, derived.missing)
-    yield Progress(stage="merge", message=f"Merged {plan.size} entities and relations", step_done=plan.size,
-                   step_total=plan.size)
+    return Progress(stage="merge", message=f"Merged {plan.size} entities and relations", step_done=plan.size,
+                    step_total=plan.size)
 
 
 def _plan(db: Source, keys: set[str] | None, labelled: bool) -> _Plan:
