@@ -57,9 +57,12 @@ class Watcher:
 
 
 def edited(store: Store) -> tuple[list[tuple], list[tuple]]:
-    """Delete, rename and merge; then lose the derived rows (what stale records look like)."""
+    """One edit of each kind, and a merge; then lose the derived rows (what stale records look like)."""
     edits.delete(store, "tomas berg")
     edits.rename(store, "maria lopez", "María López")
+    edits.retype(store, "jonas weber", "Engineer")
+    edits.describe(store, "lisbon", "Hand-written.")
+    edits.delete_relation(store, "priya nair", "northwind labs")
     edits.merge(store, [LTD], HARBOR)
     add_document(store, "porto.txt", LATER)  # records filed under the merged-away key
     rebuild(store)

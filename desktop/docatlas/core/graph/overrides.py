@@ -95,16 +95,18 @@ def overridden_rows(overrides: list[Override], alias: dict[str, str], entities: 
     by_key = {row[0]: list(row) for row in entities}
     by_pair = {(row[0], row[1]): row for row in relations}
     positions = {"name": 1, "type": 2, "description": 3}
+    deleted: set[str] = set()
     for o in overrides:
         if o.kind == "delete_relation":
             by_pair.pop(relation_pair(alias.get(o.key, o.key), alias.get(o.value["other"], o.value["other"])), None)
         elif o.kind == "delete":
             by_key.pop(o.key, None)
-            by_pair = {pair: row for pair, row in by_pair.items() if o.key not in pair}
+            deleted.add(o.key)
         elif o.key in by_key:
             column = EDITABLE_COLUMNS[o.kind]
             by_key[o.key][positions[column]] = o.value[column]
-    return [tuple(row) for row in by_key.values()], list(by_pair.values())
+    return ([tuple(row) for row in by_key.values()],
+            [row for pair, row in by_pair.items() if pair[0] not in deleted and pair[1] not in deleted])
 
 
 def _replay(conn: sqlite3.Connection, o: Override, alias: dict[str, str]) -> None:
