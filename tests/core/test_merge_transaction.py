@@ -122,3 +122,23 @@ def test_records_written_by_another_connection_during_a_rebuild_are_merged_too(s
         pass
     names = {r["key"] for r in store.query("SELECT key FROM entities")}
     assert {"porto", LTD} <= names and store.get_meta("graph_dirty") == "0"
+
+
+def test_a_merge_is_never_seen_without_its_pinned_name_or_hand_written_description(store):
+    edits.describe(store, LTD, "Hand-written.")
+    reader, seen = Store(store.path), []
+
+    def check(_statement: str) -> None:
+        rows = {r["key"]: r for r in reader.query("SELECT key, name, description FROM entities")}
+        if LTD not in rows:  # merged: the survivor must carry the edits that came with the merge
+            if rows[HARBOR]["name"] != "Harbor Group" or "Hand-written." not in rows[HARBOR]["description"]:
+                seen.append(dict(rows[HARBOR]))
+
+    store.conn.set_trace_callback(check)
+    try:
+        edits.merge(store, [LTD], HARBOR, name="Harbor Group")
+    finally:
+        store.conn.set_trace_callback(None)
+    check("-- after the merge")
+    reader.close()
+    assert seen == []

@@ -146,18 +146,16 @@ def merge(store: Store, keys: Sequence[str], target: str, name: str | None = Non
         raise EditError("Choose at least two entities to merge.")
     rows = {k: _entity(store, k) for k in members}
     record = MergeRecord(target, members, *_snapshot(store, members))
-    with store.transaction() as conn:
-        _file_aliases(conn, members, target)
-    rebuild(store, set(members))
     described = {o.key for o in list_overrides(store) if o.kind == "describe"}
     with store.transaction() as conn:
+        _file_aliases(conn, members, target)
         if described & set(members):
             joined = "\n".join(distinct(rows[k]["description"] for k in members))
             record.overrides.append(store_override(conn, "describe", target, {"description": joined}))
-        current = graph_rows.entity(conn, target)
-        if name and name.strip() and current is not None and name.strip() != current["name"]:
+        if name and name.strip():
             record.overrides.append(store_override(conn, "rename", target, {"name": name.strip()}))
-        replay_overrides(conn)
+    # One transaction derives the merged entity and replays the edits: no reader sees it without them.
+    rebuild(store, set(members))
     return record
 
 
