@@ -78,7 +78,8 @@ def build_graph(store: Store, corpus: dict[str, list[Chunk]] | None = None) -> S
 
 
 def rebuild_with_overrides(store: Store, keys: set[str] | None = None) -> None:
-    """What `merge.rebuild` does once the lead adds the `apply_overrides` call at its end."""
+    """A rebuild (which replays the overrides in its own transaction), then the overrides once more:
+    applying them again must change nothing."""
     rebuild(store, keys)
     apply_overrides(store, keys)
 

@@ -5,7 +5,7 @@ The graph (`entities`, `relations`) is derived from per-chunk records by
 vanish on the next rebuild. Two kinds of edit, two mechanisms:
 
 * Renaming, retyping, describing or deleting an entity, and deleting a relation, are rows
-  in `graph_overrides`; `apply_overrides` re-applies them after a rebuild. Undoing one
+  in `graph_overrides`; every rebuild replays them in its own transaction. Undoing one
   removes its row and re-derives what it touched.
 * Merging uses the accepted-merge mechanism of `docatlas.core.graph.suggest`: each
   merged-away key is filed in `entity_aliases` under the surviving key and its records are
@@ -29,11 +29,15 @@ from docatlas.core.graph import suggest
 from docatlas.core.graph.merge import rebuild
 from docatlas.core.graph.overrides import (
     EDITABLE_COLUMNS,
-    add_override,
-    apply_overrides,
+    aliases,
     list_overrides,
     remove_override,
+    replay_overrides,
+    store_override,
 )
+from docatlas.core.storage import graph as graph_rows
+from docatlas.core.storage import overrides as override_rows
+from docatlas.core.storage import suggestions as suggestion_rows
 from docatlas.core.storage.database import Store
 
 
@@ -53,24 +57,22 @@ class MergeRecord:
 
 
 def rederive(store: Store, keys: Iterable[str]) -> None:
-    """Re-derive the rows of `keys` from records and re-apply the overrides."""
-    keys = set(keys)
-    rebuild(store, keys)
-    apply_overrides(store, keys)
+    """Re-derive the rows of `keys` from records; the overrides are replayed in the same transaction."""
+    rebuild(store, set(keys))
 
 
 # -- overrides ---------------------------------------------------------------------------------
 
 
 def _entity(store: Store, key: str) -> dict:
-    rows = store.query("SELECT key, name, type, description, mentions FROM entities WHERE key = ?", (key,))
-    if not rows:
+    row = graph_rows.entity(store, key)
+    if row is None:
         raise EditError("That entity is no longer in the graph; refresh the view.")
-    return rows[0]
+    return row
 
 
 def edit(store: Store, kind: str, key: str, value: dict, override_id: int | None = None) -> int:
-    """Make one override edit: check it, store it, apply it; return its id (for undo)."""
+    """Make one override edit: check it, then store and apply it in one transaction; return its id."""
     _entity(store, key)
     if kind in EDITABLE_COLUMNS:
         column = EDITABLE_COLUMNS[kind]
@@ -81,10 +83,10 @@ def edit(store: Store, kind: str, key: str, value: dict, override_id: int | None
         value = {column: text}
     elif kind == "delete_relation":
         _entity(store, value["other"])
-    override = add_override(store, kind, key, value, override_id)
-    apply_overrides(store, {key})
+    with store.transaction() as conn:
+        override = store_override(conn, kind, key, value, override_id)
+        replay_overrides(conn)
     return override
-
 
 def rename(store: Store, key: str, name: str) -> int:
     """Give an entity a new display name; return the override id."""
@@ -123,24 +125,15 @@ def undo(store: Store, override_id: int) -> None:
 
 def _snapshot(store: Store, keys: Sequence[str]) -> tuple[list[tuple], list[tuple]]:
     """The alias and suggestion rows a merge of `keys` may change."""
-    marks = ",".join("?" * len(keys))
-    alias_rows = [tuple(r) for r in store.conn.execute(
-        f"SELECT alias, key, created_at FROM entity_aliases WHERE alias IN ({marks}) OR key IN ({marks})",
-        [*keys, *keys])]
-    suggestion_rows = [tuple(r) for r in store.conn.execute(
-        f"SELECT * FROM merge_suggestions WHERE a_key IN ({marks}) OR b_key IN ({marks})", [*keys, *keys])]
-    return alias_rows, suggestion_rows
+    return override_rows.alias_rows(store, keys), suggestion_rows.rows_naming(store, keys)
 
 
 def _file_aliases(conn, members: Sequence[str], target: str) -> None:
     now = time.time()
     for member in members:
         if member != target:
-            conn.execute("UPDATE entity_aliases SET key = ? WHERE key = ?", (target, member))
-            conn.execute("INSERT OR REPLACE INTO entity_aliases(alias, key, created_at) VALUES (?, ?, ?)",
-                         (member, target, now))
-            conn.execute("DELETE FROM merge_suggestions WHERE status = 'open' AND (a_key = ? OR b_key = ?)",
-                         (member, member))
+            override_rows.file_alias(conn, member, target, now)
+            suggestion_rows.drop_open_with(conn, member)
 
 
 def merge(store: Store, keys: Sequence[str], target: str, name: str | None = None) -> MergeRecord:
@@ -153,16 +146,16 @@ def merge(store: Store, keys: Sequence[str], target: str, name: str | None = Non
         raise EditError("Choose at least two entities to merge.")
     rows = {k: _entity(store, k) for k in members}
     record = MergeRecord(target, members, *_snapshot(store, members))
+    described = {o.key for o in list_overrides(store) if o.kind == "describe"}
     with store.transaction() as conn:
         _file_aliases(conn, members, target)
+        if described & set(members):
+            joined = "\n".join(distinct(rows[k]["description"] for k in members))
+            record.overrides.append(store_override(conn, "describe", target, {"description": joined}))
+        if name and name.strip():
+            record.overrides.append(store_override(conn, "rename", target, {"name": name.strip()}))
+    # One transaction derives the merged entity and replays the edits: no reader sees it without them.
     rebuild(store, set(members))
-    described = {o.key for o in list_overrides(store) if o.kind == "describe"}
-    if described & set(members):
-        joined = "\n".join(distinct(rows[k]["description"] for k in members))
-        record.overrides.append(add_override(store, "describe", target, {"description": joined}))
-    if name and name.strip() and name.strip() != _entity(store, target)["name"]:
-        record.overrides.append(add_override(store, "rename", target, {"name": name.strip()}))
-    apply_overrides(store, set(members))
     return record
 
 
@@ -171,8 +164,7 @@ def accept_suggestion(store: Store, suggestion_id: int, keep: str | None = None)
     found = suggest.get_suggestion(store, suggestion_id)
     pair = [found.a_key, found.b_key]
     record = MergeRecord(keep or "", pair, *_snapshot(store, pair))
-    record.target = suggest.accept(store, suggestion_id, keep=keep)
-    apply_overrides(store, set(pair))
+    record.target = suggest.accept(store, suggestion_id, keep=keep)  # overrides replayed by its rebuild
     return record
 
 
@@ -192,13 +184,8 @@ def undo_merge(store: Store, record: MergeRecord) -> None:
     touched = set(members)
     with store.transaction() as conn:
         if members:
-            marks = ",".join("?" * len(members))
-            conn.execute(f"DELETE FROM entity_aliases WHERE alias IN ({marks}) OR key IN ({marks})",
-                         [*members, *members])
-            conn.executemany("INSERT OR REPLACE INTO entity_aliases(alias, key, created_at) VALUES (?, ?, ?)",
-                             record.alias_rows)
-        for row in record.suggestion_rows:
-            conn.execute(f"INSERT OR REPLACE INTO merge_suggestions VALUES ({','.join('?' * len(row))})", row)
+            override_rows.replace_alias_rows(conn, members, record.alias_rows)
+        suggestion_rows.restore_rows(conn, record.suggestion_rows)
         touched |= {key for row in record.alias_rows for key in row[:2]}
         if members:
             _refile(conn, touched)
@@ -208,22 +195,17 @@ def undo_merge(store: Store, record: MergeRecord) -> None:
 
 def _refile(conn, keys: set[str]) -> None:
     """File the records now under `keys` under the key their names give (aliases applied)."""
-    alias = {a: k for a, k in conn.execute("SELECT alias, key FROM entity_aliases")}
+    alias = aliases(conn)
 
     def canonical(name: str) -> str:
         key = entity_key(name)
         return alias.get(key, key)
 
-    ordered = sorted(keys)
-    marks = ",".join("?" * len(ordered))
-    entity_rows = [(canonical(name), rowid) for rowid, key, name in conn.execute(
-        f"SELECT rowid, key, name FROM chunk_entities WHERE key IN ({marks})", ordered) if canonical(name) != key]
+    entities, relations = graph_rows.records_under(conn, keys)
+    entity_rows = [(canonical(name), rowid) for rowid, key, name in entities if canonical(name) != key]
     relation_rows = []
-    for rowid, sk, tk, source, target in conn.execute(
-            "SELECT rowid, source_key, target_key, source, target FROM chunk_relations "
-            f"WHERE source_key IN ({marks}) OR target_key IN ({marks})", ordered + ordered):
+    for rowid, sk, tk, source, target in relations:
         new = (canonical(source), canonical(target))
         if new != (sk, tk):
             relation_rows.append((*new, rowid))
-    conn.executemany("UPDATE chunk_entities SET key = ? WHERE rowid = ?", entity_rows)
-    conn.executemany("UPDATE chunk_relations SET source_key = ?, target_key = ? WHERE rowid = ?", relation_rows)
+    graph_rows.refile_records(conn, entity_rows, relation_rows)

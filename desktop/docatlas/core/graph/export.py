@@ -9,6 +9,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from docatlas.core.storage import graph as graph_rows
 from docatlas.core.storage.database import Store
 
 EXPORT_FORMATS = ("json", "graphml", "gexf", "csv")
@@ -16,41 +17,27 @@ EXPORT_FORMATS = ("json", "graphml", "gexf", "csv")
 
 def entity_sources(store: Store) -> dict[str, list[str]]:
     """For each entity key, the paths of the documents that mention it, in document order."""
-    rows = store.query(
-        "SELECT DISTINCT m.key AS key, d.path AS path, d.id AS doc FROM ("
-        " SELECT chunk_id, key FROM chunk_entities"
-        " UNION SELECT chunk_id, source_key FROM chunk_relations"
-        " UNION SELECT chunk_id, target_key FROM chunk_relations) AS m"
-        " JOIN chunks c ON c.id = m.chunk_id JOIN documents d ON d.id = c.document_id"
-        " ORDER BY d.id"
-    )
     sources: dict[str, list[str]] = {}
-    for row in rows:
-        sources.setdefault(row["key"], []).append(row["path"])
+    for key, path, *_ in graph_rows.entity_document_paths(store):
+        sources.setdefault(key, []).append(path)
     return sources
 
 
 def relation_sources(store: Store) -> dict[tuple[str, str], list[str]]:
     """For each undirected pair of keys, the paths of the documents that state it."""
-    rows = store.query(
-        "SELECT DISTINCT min(r.source_key, r.target_key) AS a, max(r.source_key, r.target_key) AS b,"
-        " d.path AS path, d.id AS doc FROM chunk_relations r"
-        " JOIN chunks c ON c.id = r.chunk_id JOIN documents d ON d.id = c.document_id ORDER BY d.id"
-    )
     sources: dict[tuple[str, str], list[str]] = {}
-    for row in rows:
-        sources.setdefault((row["a"], row["b"]), []).append(row["path"])
+    for a, b, path, *_ in graph_rows.relation_document_paths(store):
+        sources.setdefault((a, b), []).append(path)
     return sources
 
 
 def graph_data(store: Store) -> dict:
     """The whole graph in the export contract's JSON shape."""
-    chunk_counts = {r["document_id"]: r["n"] for r in store.query(
-        "SELECT document_id, COUNT(*) AS n FROM chunks GROUP BY document_id")}
+    chunk_counts = graph_rows.chunk_counts(store)
     e_sources, r_sources = entity_sources(store), relation_sources(store)
     names = {}
     entities = []
-    for row in store.query("SELECT key, name, type, description FROM entities ORDER BY name COLLATE NOCASE"):
+    for row in graph_rows.entities_by_name(store):
         names[row["key"]] = row["name"]
         entities.append({"name": row["name"], "type": row["type"], "description": row["description"],
                          "sources": e_sources.get(row["key"], [])})
@@ -59,7 +46,7 @@ def graph_data(store: Store) -> dict:
          "target": names.get(row["target_key"], row["target_key"]),
          "keywords": row["keywords"], "description": row["description"], "weight": row["weight"],
          "sources": r_sources.get((row["source_key"], row["target_key"]), [])}
-        for row in store.query("SELECT * FROM relations ORDER BY source_key, target_key")
+        for row in graph_rows.relations_in_order(store)
     ]
     documents = [{"id": d.id, "path": d.path, "title": d.title, "chunks": chunk_counts.get(d.id, 0)}
                  for d in store.documents()]

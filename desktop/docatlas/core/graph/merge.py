@@ -13,25 +13,35 @@ unioned; an endpoint never described as an entity still becomes a node; self-loo
 dropped. Keys merged away by an accepted suggestion (`entity_aliases`) are moved to the
 key they now belong to before anything is derived.
 
-`rebuild` writes only rows that changed, so a re-merge that changes nothing leaves the
-graph version, the full-text index and the embedding queue alone.
+`rebuild_steps` works in three parts and yields `Progress` between items: it reads the
+records in scope, asks the summariser for the long descriptions (stage "summarize"),
+derives every entity and relation (stage "merge"), and then - in ONE transaction -
+re-files merged-away records, writes the rows that changed, replays the user's overrides
+and clears `graph_dirty`, so no reader ever sees a derived graph without the user's
+edits. A cancel between items writes nothing but `graph_dirty=1`, so the next run
+finishes the merge. `rebuild` runs it to the end. All SQL is in `core.storage.graph`.
+
+Only rows that changed are written, so a re-merge that changes nothing leaves the graph
+version, the full-text index and the embedding queue alone.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
-import sqlite3
+import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from docatlas.core.base.keys import distinct, relation_pair
-from docatlas.core.graph.overrides import aliases, apply_overrides
+from docatlas.core.base.progress import Progress
+from docatlas.core.graph.overrides import aliases, list_overrides, overridden_rows, replay_overrides
+from docatlas.core.graph.summarize import summarise_all
+from docatlas.core.storage import graph as graph_rows
 from docatlas.core.storage.database import Store
-
-T = TypeVar("T")
+from docatlas.core.storage.graph import Records, Source
 
 
 class Summarizer(Protocol):
@@ -106,137 +116,185 @@ def merge_relation(pair: tuple[str, str], keywords: Sequence[str], descriptions:
                           join_descriptions(label, descriptions, summarize), weight, len(strengths))
 
 
-def apply_aliases(conn: sqlite3.Connection) -> set[str]:
-    """Move per-chunk records filed under a merged-away key to the surviving key.
+# -- re-deriving the stored graph ------------------------------------------------------------------
 
-    Runs inside the caller's transaction; returns every key involved (old and new).
-    """
-    moved: set[str] = set()
-    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'entity_aliases'").fetchone():
-        return moved  # a workspace opened below schema 3 (tests of older versions)
-    pairs = conn.execute(
-        "SELECT alias, key FROM entity_aliases WHERE alias IN (SELECT key FROM chunk_entities)"
-        " OR alias IN (SELECT source_key FROM chunk_relations)"
-        " OR alias IN (SELECT target_key FROM chunk_relations)"
-    ).fetchall()
-    for alias, key in pairs:
-        conn.execute("UPDATE chunk_entities SET key = ? WHERE key = ?", (key, alias))
-        conn.execute("UPDATE chunk_relations SET source_key = ? WHERE source_key = ?", (key, alias))
-        conn.execute("UPDATE chunk_relations SET target_key = ? WHERE target_key = ?", (key, alias))
-        moved |= {alias, key}
-    return moved
+SummaryRequest = tuple[str, tuple[str, ...]]  # (display name or relation label, distinct descriptions)
 
 
-def rebuild(store: Store, keys: set[str] | None = None, summarize: Summarizer | None = None) -> None:
-    """Re-derive entities and relations touching `keys` (all when None) from per-chunk records."""
+@dataclass
+class _Plan:
+    """What a rebuild derives: the records in scope grouped by key and by pair."""
+
+    scope: set[str] | None  # keys to re-derive, aliases included; None: all
+    moved: list[tuple[str, str]]  # (alias, key) whose records are re-filed under key
+    records: Records
+    mentions: dict[str, tuple[list[str], list[str], list[str]]] = field(default_factory=dict)
+    edges: dict[tuple[str, str], tuple[list[str], list[str], list[float | None]]] = field(default_factory=dict)
+    endpoints: list[tuple[str, str]] = field(default_factory=list)  # nodes named only in relations: (key, name)
+    labels: dict[tuple[str, str], str] = field(default_factory=dict)
+    display: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        """Entities and relations to derive."""
+        return len(self.mentions) + len(self.endpoints) + len(self.edges)
+
+
+@dataclass
+class _Derived:
+    entities: list[MergedEntity] = field(default_factory=list)
+    relations: list[MergedRelation] = field(default_factory=list)
+    missing: bool = False  # a summary was owed but not at hand: the graph stays dirty
+
+
+def rebuild(store: Store, keys: set[str] | None = None, summarize: Summarizer | None = None,
+            cancel: threading.Event | None = None) -> None:
+    """Re-derive entities and relations touching `keys` (all when None); `rebuild_steps` to the end."""
+    for _ in rebuild_steps(store, keys, summarize, cancel):
+        pass
+
+
+def rebuild_steps(store: Store, keys: set[str] | None = None, summarize: Summarizer | None = None,
+                  cancel: threading.Event | None = None) -> Iterator[Progress]:
+    """Re-derive entities and relations touching `keys` (all when None), yielding progress.
+
+    Stops between items once `cancel` is set, or when the caller closes it: nothing is
+    written then but `graph_dirty=1`, so the next ingest run merges everything again."""
     if keys is not None and not keys:
         return
+    written: Progress | None = None
+    try:
+        written = yield from _steps(store, keys, summarize, cancel)
+    finally:
+        if written is None:
+            with contextlib.suppress(Exception):  # never hide why the merge stopped
+                graph_rows.mark_graph_dirty(store)
+    if written is not None:
+        yield written
+
+
+def _steps(store: Store, keys: set[str] | None, summarize: Summarizer | None,
+           cancel: threading.Event | None) -> Generator[Progress, None, Progress | None]:
+    """The work of `rebuild_steps`; returns its last Progress once the graph is written, else None."""
+    version = graph_rows.data_version(store)
+    plan = _plan(store, keys, summarize is not None)
+    yield Progress(stage="merge", message=f"Merging {plan.size} entities and relations", step_total=plan.size)
+    summaries: dict[SummaryRequest, str | None] = {}
+    if summarize is not None:
+        requests = _summary_requests(plan, summarize)
+        for done in summarise_all(requests, summarize, summaries, cancel):
+            yield Progress(stage="summarize", message=f"Summarised {done} of {len(requests)} long descriptions",
+                           step_done=done, step_total=len(requests))
+    lookup = (summaries, getattr(summarize, "needs_summary", None)) if summarize is not None else (None, None)
+    derived = _Derived()
+    every = max(1, plan.size // 50)
+    for done in _derive(plan, *lookup, derived, cancel):
+        if done % every == 0:
+            yield Progress(stage="merge", message=f"Merged {done} of {plan.size}", step_done=done,
+                           step_total=plan.size)
+    if cancel is not None and cancel.is_set():
+        yield Progress(stage="merge", message="Merge stopped; the next run finishes it.")
+        return None
     with store.transaction() as conn:
-        moved = apply_aliases(conn)
+        if graph_rows.data_version(conn) != version:
+            # Another connection wrote meanwhile: derive again from what is stored now (no
+            # model call here; a summary not at hand leaves the graph dirty for the next run).
+            plan, derived = _plan(conn, keys, summarize is not None), _Derived()
+            for _ in _derive(plan, *lookup, derived, None):
+                pass
+        graph_rows.move_records(conn, plan.moved)
+        # The user's edits (rename, retype, describe, delete) outlive every re-derivation:
+        # applied to the rows before they are written, and replayed on the stored ones.
+        entities, relations = overridden_rows(
+            list_overrides(conn), aliases(conn),
+            [(e.key, e.name, e.type, e.description, e.mentions) for e in derived.entities],
+            [(r.source_key, r.target_key, r.keywords, r.description, r.weight, r.mentions)
+             for r in derived.relations])
+        graph_rows.write_derived(conn, plan.scope, entities, relations)
+        replay_overrides(conn)
+        graph_rows.set_graph_dirty(conn, derived.missing)
+    return Progress(stage="merge", message=f"Merged {plan.size} entities and relations", step_done=plan.size,
+                    step_total=plan.size)
+
+
+def _plan(db: Source, keys: set[str] | None, labelled: bool) -> _Plan:
+    """Read the records in scope (merged-away keys mapped to their survivor) and group them."""
+    alias_of = aliases(db)
+    moved = sorted(graph_rows.aliased_record_pairs(db))
+    scope = None
     if keys is not None:
-        alias_of = aliases(store)
-        keys = set(keys) | {alias_of[k] for k in keys if k in alias_of} | moved
-        store.query("CREATE TEMP TABLE IF NOT EXISTS touched (key TEXT PRIMARY KEY)")
-        with store.transaction() as conn:
-            conn.execute("DELETE FROM temp.touched")
-            conn.executemany("INSERT OR IGNORE INTO temp.touched VALUES (?)", [(k,) for k in keys])
-    where_e, where_r = _scope(keys is not None)
-
-    mentions: dict[str, tuple[list[str], list[str], list[str]]] = {}
-    for key, name, etype, description in store.conn.execute(
-        f"SELECT key, name, type, description FROM chunk_entities{where_e} ORDER BY chunk_id, rowid"
-    ):
-        names, types, descriptions = mentions.setdefault(key, ([], [], []))
+        scope = set(keys) | {alias_of[k] for k in keys if k in alias_of} | {k for pair in moved for k in pair}
+    plan = _Plan(scope, moved, graph_rows.read_records(db, scope))
+    filed = dict(moved)
+    for key, name, etype, description in plan.records.entities:
+        names, types, descriptions = plan.mentions.setdefault(filed.get(key, key), ([], [], []))
         names.append(name), types.append(etype), descriptions.append(description)
-
-    edges: dict[tuple[str, str], tuple[list[str], list[str], list[float | None]]] = {}
     endpoint_names: dict[str, list[str]] = {}
-    for sk, tk, source, target, kw, desc, strength in store.conn.execute(
-        "SELECT source_key, target_key, source, target, keywords, description, strength "
-        f"FROM chunk_relations{where_r} ORDER BY chunk_id, rowid"
-    ):
+    for sk, tk, source, target, kw, desc, strength in plan.records.relations:
+        sk, tk = filed.get(sk, sk), filed.get(tk, tk)
         if sk == tk:
             continue
-        kws, descs, strengths = edges.setdefault(relation_pair(sk, tk), ([], [], []))
+        kws, descs, strengths = plan.edges.setdefault(relation_pair(sk, tk), ([], [], []))
         kws.append(kw), descs.append(desc), strengths.append(strength)
         endpoint_names.setdefault(sk, []).append(source)
         endpoint_names.setdefault(tk, []).append(target)
-
-    workers = max(1, int(getattr(summarize, "parallel", 1) or 1)) if summarize is not None else 1
-    entities = _map(lambda item: merge_entity(item[0], *item[1], summarize), list(mentions.items()), workers)
-    display = {e.key: e.name for e in entities}
+    if labelled:  # display names are needed for summaries only (merge_entity votes again)
+        plan.display = {key: vote([n.strip() for n in names], key) for key, (names, _, _) in plan.mentions.items()}
+    stored = graph_rows.entity_names(db, [k for k in endpoint_names if k not in plan.mentions])
     # Endpoints the model named only in a relation still become nodes.
     for key, names in endpoint_names.items():
-        if key not in mentions and (keys is None or key in keys or not _entity_exists(store, key)):
-            entities.append(MergedEntity(key, vote(names, key), "unknown", "", 0))
-            display[key] = entities[-1].name
-    labels = {pair: _label(pair, display, store) for pair in edges} if summarize is not None else {}
-    relations = _map(
-        lambda item: merge_relation(item[0], *item[1], labels.get(item[0], ""), summarize),
-        list(edges.items()), workers,
-    )
-    _write(store, keys is not None, entities, relations)
-    # The user's edits (rename, retype, describe, delete) outlive every re-derivation.
+        if key not in plan.mentions and (scope is None or key in scope or key not in stored):
+            plan.endpoints.append((key, vote(names, key)))
+            plan.display[key] = plan.endpoints[-1][1]
+    if labelled:
+        def name(key: str) -> str:
+            return plan.display.get(key) or stored.get(key) or key
 
-    apply_overrides(store, keys)
+        plan.labels = {pair: f"the link between {name(pair[0])} and {name(pair[1])}" for pair in plan.edges}
+    return plan
 
 
-def _scope(partial: bool) -> tuple[str, str]:
-    """WHERE clauses limiting records (and stored rows) to the touched keys."""
-    if not partial:
-        return "", ""
-    return (" WHERE key IN (SELECT key FROM temp.touched)",
-            " WHERE source_key IN (SELECT key FROM temp.touched)"
-            " OR target_key IN (SELECT key FROM temp.touched)")
+def _summary_requests(plan: _Plan, summarize: Summarizer) -> list[SummaryRequest]:
+    """The (name, descriptions) the summariser is asked about: past its threshold when it says so."""
+    needs = getattr(summarize, "needs_summary", None)
+    requests = [(plan.display[key], tuple(distinct(descriptions)))
+                for key, (_, _, descriptions) in plan.mentions.items()]
+    requests += [(plan.labels[pair], tuple(distinct(descriptions)))
+                 for pair, (_, descriptions, _) in plan.edges.items()]
+    return list(dict.fromkeys(r for r in requests if len(r[1]) > 1 and (needs is None or needs(r[1]))))
 
 
-def _label(pair: tuple[str, str], display: dict[str, str], store: Store) -> str:
-    """"the link between Source and Target" in display names, for a relation summary."""
-    names = []
-    for key in pair:
-        if key not in display:
-            rows = store.query("SELECT name FROM entities WHERE key = ?", (key,))
-            display[key] = rows[0]["name"] if rows else key
-        names.append(display[key])
-    return f"the link between {names[0]} and {names[1]}"
+def _derive(plan: _Plan, summaries: dict[SummaryRequest, str | None] | None, needs: Callable | None,
+            out: _Derived, cancel: threading.Event | None) -> Iterator[int]:
+    """Merge every entity and relation of `plan` into `out`; yield the count done after each.
 
+    Summaries come from `summaries` (None: descriptions joined); one owed by `needs` (or
+    by any summariser without `needs_summary`) but absent marks `out` as missing."""
 
-def _map(fn: Callable[[T], object], items: list[T], workers: int) -> list:
-    """`fn` over `items`, on `workers` threads when more than one (summaries wait on the model)."""
-    if workers <= 1 or len(items) < 2:
-        return [fn(item) for item in items]
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="docatlas-merge") as pool:
-        return list(pool.map(fn, items))
+    def answer(name: str, descriptions: Sequence[str]) -> str | None:
+        request = (name, tuple(descriptions))
+        if request in summaries:
+            return summaries[request]
+        if needs is None or needs(descriptions):
+            out.missing = True
+        return None
 
-
-def _write(store: Store, partial: bool, entities: list[MergedEntity], relations: list[MergedRelation]) -> None:
-    """Replace the stored rows in scope by the derived ones, writing only the differences."""
-    where_e, where_r = _scope(partial)
-    with store.transaction() as conn:
-        old_e = {r[0]: tuple(r) for r in conn.execute(
-            f"SELECT key, name, type, description, mentions FROM entities{where_e}")}
-        old_r = {(r[0], r[1]): tuple(r) for r in conn.execute(
-            f"SELECT source_key, target_key, keywords, description, weight, mentions FROM relations{where_r}")}
-        new_e = {e.key: (e.key, e.name, e.type, e.description, e.mentions) for e in entities}
-        new_r = {(r.source_key, r.target_key): (r.source_key, r.target_key, r.keywords, r.description,
-                                                 r.weight, r.mentions) for r in relations}
-        conn.executemany("DELETE FROM entities WHERE key = ?", [(k,) for k in old_e.keys() - new_e.keys()])
-        conn.executemany("DELETE FROM relations WHERE source_key = ? AND target_key = ?",
-                         list(old_r.keys() - new_r.keys()))
-        conn.executemany(
-            "INSERT OR REPLACE INTO entities(key, name, type, description, mentions) VALUES (?, ?, ?, ?, ?)",
-            [row for key, row in new_e.items() if old_e.get(key) != row],
-        )
-        conn.executemany(
-            "INSERT OR REPLACE INTO relations(source_key, target_key, keywords, description, weight, mentions)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [row for pair, row in new_r.items() if old_r.get(pair) != row],
-        )
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES ('graph_dirty', '0') "
-            "ON CONFLICT(key) DO UPDATE SET value='0'"
-        )
-
-
-def _entity_exists(store: Store, key: str) -> bool:
-    return bool(store.conn.execute("SELECT 1 FROM entities WHERE key = ?", (key,)).fetchone())
+    summarize = answer if summaries is not None else None
+    done = 0
+    for key, (names, types, descriptions) in plan.mentions.items():
+        if cancel is not None and cancel.is_set():
+            return
+        out.entities.append(merge_entity(key, names, types, descriptions, summarize))
+        done += 1
+        yield done
+    for key, name in plan.endpoints:
+        out.entities.append(MergedEntity(key, name, "unknown", "", 0))
+        done += 1
+        yield done
+    for pair, (keywords, descriptions, strengths) in plan.edges.items():
+        if cancel is not None and cancel.is_set():
+            return
+        out.relations.append(merge_relation(pair, keywords, descriptions, strengths, plan.labels.get(pair, ""),
+                                            summarize))
+        done += 1
+        yield done

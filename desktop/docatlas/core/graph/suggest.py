@@ -21,6 +21,9 @@ from docatlas.core.ingest.extract import yes_or_no
 from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.catalog import render
 from docatlas.core.prompts.store import merge_template
+from docatlas.core.storage import graph as graph_rows
+from docatlas.core.storage import overrides as override_rows
+from docatlas.core.storage import suggestions as suggestion_rows
 from docatlas.core.storage.database import Store
 
 CHECK_TOKENS = 8
@@ -46,43 +49,30 @@ def suggest_merges(store: Store, min_score: float = MIN_SCORE) -> list[Suggestio
     """Find likely duplicates among the entities, store the new ones as open; return all open.
 
     Open suggestions whose entities are gone are dropped; decided pairs stay decided."""
-    rows = store.query("SELECT key, name, type FROM entities")
+    rows = graph_rows.all_entities(store)
     names = {r["key"]: r["name"] for r in rows}
     matches = [m for m in find_duplicates(Named(r["key"], r["name"], r["type"]) for r in rows)
                if m.score >= min_score]
     now = time.time()
     with store.transaction() as conn:
-        stale = [
-            (sid,) for sid, a, b in conn.execute("SELECT id, a_key, b_key FROM merge_suggestions WHERE status = 'open'")
-            if a not in names or b not in names
-        ]
-        conn.executemany("DELETE FROM merge_suggestions WHERE id = ?", stale)
-        conn.executemany(
-            "INSERT INTO merge_suggestions(a_key, b_key, a_name, b_name, score, reason, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(a_key, b_key) DO UPDATE SET"
-            " a_name = excluded.a_name, b_name = excluded.b_name, score = excluded.score,"
-            " reason = excluded.reason WHERE merge_suggestions.status = 'open'",
-            [(m.a_key, m.b_key, names[m.a_key], names[m.b_key], m.score, m.reason, now) for m in matches],
-        )
+        suggestion_rows.delete_suggestions(
+            conn, [sid for sid, a, b in suggestion_rows.open_pairs(conn) if a not in names or b not in names])
+        suggestion_rows.upsert_open(
+            conn, [(m.a_key, m.b_key, names[m.a_key], names[m.b_key], m.score, m.reason, now) for m in matches])
     return list_suggestions(store)
 
 
 def list_suggestions(store: Store, status: str | None = "open") -> list[Suggestion]:
     """Stored suggestions (open ones by default; all with None), best first."""
-    sql = "SELECT * FROM merge_suggestions"
-    params: tuple = ()
-    if status is not None:
-        sql += " WHERE status = ?"
-        params = (status,)
-    return [_suggestion(r) for r in store.query(sql + " ORDER BY score DESC, id", params)]
+    return [_suggestion(r) for r in suggestion_rows.suggestion_rows(store, status)]
 
 
 def get_suggestion(store: Store, suggestion_id: int) -> Suggestion:
     """One suggestion by id; ValueError (one sentence) when there is none."""
-    rows = store.query("SELECT * FROM merge_suggestions WHERE id = ?", (suggestion_id,))
-    if not rows:
+    row = suggestion_rows.suggestion_row(store, suggestion_id)
+    if row is None:
         raise ValueError(f"There is no merge suggestion {suggestion_id}; `docatlas suggestions` lists them.")
-    return _suggestion(rows[0])
+    return _suggestion(row)
 
 
 def accept(store: Store, suggestion_id: int, *, keep: str | None = None, by: str = "user",
@@ -99,14 +89,10 @@ def accept(store: Store, suggestion_id: int, *, keep: str | None = None, by: str
     alias = pair[1] if survivor == pair[0] else pair[0]
     now = time.time()
     with store.transaction() as conn:
-        conn.execute("UPDATE entity_aliases SET key = ? WHERE key = ?", (survivor, alias))
-        conn.execute("INSERT OR REPLACE INTO entity_aliases(alias, key, created_at) VALUES (?, ?, ?)",
-                     (alias, survivor, now))
-        conn.execute("UPDATE merge_suggestions SET status = 'accepted', decided_by = ?, decided_at = ? "
-                     "WHERE id = ?", (by, now, suggestion_id))
+        override_rows.file_alias(conn, alias, survivor, now)
+        suggestion_rows.decide(conn, suggestion_id, "accepted", by, now)
         # Other open pairs with the merged-away entity are found again under the survivor.
-        conn.execute("DELETE FROM merge_suggestions WHERE status = 'open' AND (a_key = ? OR b_key = ?)",
-                     (alias, alias))
+        suggestion_rows.drop_open_with(conn, alias)
     rebuild(store, {alias, survivor}, summarize)
     return survivor
 
@@ -115,29 +101,27 @@ def reject(store: Store, suggestion_id: int, *, by: str = "user") -> None:
     """Mark the pair as two different entities; it is never suggested again."""
     _open(store, suggestion_id)
     with store.transaction() as conn:
-        conn.execute("UPDATE merge_suggestions SET status = 'rejected', decided_by = ?, decided_at = ? "
-                     "WHERE id = ?", (by, time.time(), suggestion_id))
+        suggestion_rows.decide(conn, suggestion_id, "rejected", by, time.time())
 
 
 def unmerge(store: Store, alias: str, summarize: Summarizer | None = None) -> None:
     """Take back an accepted merge: records written under the alias's names return to it."""
-    rows = store.query("SELECT key FROM entity_aliases WHERE alias = ?", (alias,))
-    if not rows:
+    survivor = override_rows.alias_target(store, alias)
+    if survivor is None:
         raise ValueError(f"{alias!r} was not merged into another entity.")
-    survivor = rows[0]["key"]
     with store.transaction() as conn:
-        conn.execute("DELETE FROM entity_aliases WHERE alias = ?", (alias,))
-        for table, column, name in (("chunk_entities", "key", "name"), ("chunk_relations", "source_key", "source"),
-                                    ("chunk_relations", "target_key", "target")):
-            moved = [(alias, rowid) for rowid, value in conn.execute(
-                f"SELECT rowid, {name} FROM {table} WHERE {column} = ?", (survivor,))
-                if entity_key(value) == alias]
-            conn.executemany(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", moved)
-        conn.execute("UPDATE merge_suggestions SET status = 'rejected', decided_by = 'user', decided_at = ? "
-                     "WHERE status = 'accepted' AND ((a_key = ? AND b_key = ?) OR (a_key = ? AND b_key = ?))",
-                     (time.time(), alias, survivor, survivor, alias))
-    rebuild(store, {alias, survivor}, summarize)
+        override_rows.remove_alias(conn, alias)
+        entities, relations = graph_rows.records_under(conn, {survivor})
 
+        def back(key: str, name: str) -> str:
+            return alias if key == survivor and entity_key(name) == alias else key
+
+        graph_rows.refile_records(
+            conn, [(alias, rowid) for rowid, key, name in entities if back(key, name) != key],
+            [(back(sk, source), back(tk, target), rowid) for rowid, sk, tk, source, target in relations
+             if (back(sk, source), back(tk, target)) != (sk, tk)])
+        suggestion_rows.reject_accepted_pair(conn, alias, survivor, time.time())
+    rebuild(store, {alias, survivor}, summarize)
 
 def confirm_with_model(store: Store, llm: LLM, *, limit: int | None = None,
                        cancel: threading.Event | None = None,
@@ -175,13 +159,12 @@ def _open(store: Store, suggestion_id: int) -> Suggestion:
 
 
 def _still_open(store: Store, suggestion_id: int) -> bool:
-    return bool(store.query("SELECT 1 FROM merge_suggestions WHERE id = ? AND status = 'open'", (suggestion_id,)))
+    return suggestion_rows.is_open(store, suggestion_id)
 
 
 def _survivor(store: Store, a: str, b: str) -> str:
     """The key with more mentions; then the longer name; then the first."""
-    rows = {r["key"]: r for r in store.query(
-        "SELECT key, name, mentions FROM entities WHERE key IN (?, ?)", (a, b))}
+    rows = {k: row for k in (a, b) if (row := graph_rows.entity(store, k)) is not None}
     if a not in rows or b not in rows:
         return a if a in rows else b
     rank = {k: (rows[k]["mentions"], len(rows[k]["name"])) for k in (a, b)}
@@ -189,10 +172,9 @@ def _survivor(store: Store, a: str, b: str) -> str:
 
 
 def _describe(store: Store, key: str) -> str:
-    rows = store.query("SELECT name, type, description FROM entities WHERE key = ?", (key,))
-    if not rows:
+    row = graph_rows.entity(store, key)
+    if row is None:
         return key
-    row = rows[0]
     description = " ".join(row["description"].split())[:_DESCRIPTION_CHARS]
     return f"{row['name']} ({row['type']}): {description}" if description else f"{row['name']} ({row['type']})"
 

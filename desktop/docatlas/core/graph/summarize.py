@@ -13,7 +13,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from docatlas.core.base.errors import Cancelled, LLMError
 from docatlas.core.base.settings import ExtractionSettings
@@ -107,6 +108,43 @@ class ModelSummarizer:
         with self._lock:
             self.skipped += 1
         return None
+
+
+def summarise_all(requests: Sequence[tuple[str, tuple[str, ...]]],
+                  summarize: Callable[[str, Sequence[str]], str | None], out: dict,
+                  cancel: threading.Event | None = None) -> Iterator[int]:
+    """Ask `summarize` about each (name, descriptions), `parallel` at once; yield the count done after each.
+
+    Answers land in `out` under their request. Once `cancel` is set no new request starts;
+    a call in flight when the caller stops listening ends on its own (its reply is cached)."""
+    workers = max(1, int(getattr(summarize, "parallel", 1) or 1))
+    if workers == 1:
+        for done, request in enumerate(requests, 1):
+            if cancel is not None and cancel.is_set():
+                return
+            out[request] = summarize(request[0], list(request[1]))
+            yield done
+        return
+    queue = iter(requests)
+    in_flight: dict[Future, tuple[str, tuple[str, ...]]] = {}
+    done = 0
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="docatlas-merge")
+    try:
+        while True:
+            while len(in_flight) < workers and not (cancel is not None and cancel.is_set()):
+                request = next(queue, None)
+                if request is None:
+                    break
+                in_flight[pool.submit(summarize, request[0], list(request[1]))] = request
+            if not in_flight:
+                return
+            finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in finished:
+                out[in_flight.pop(future)] = future.result()
+                done += 1
+                yield done
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _order(text: str) -> tuple[str, str]:

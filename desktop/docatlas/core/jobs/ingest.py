@@ -24,7 +24,7 @@ from docatlas.core.base.errors import Cancelled, LLMError, OllamaUnreachable
 from docatlas.core.base.keys import entity_key
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
-from docatlas.core.graph.merge import Summarizer, rebuild
+from docatlas.core.graph.merge import Summarizer, rebuild, rebuild_steps
 from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.ingest.chunking import chunk_document
 from docatlas.core.ingest.extract import ChunkExtraction, extract_chunk
@@ -61,7 +61,8 @@ def index(
                                 template=merge_template(store, "summarize"), cancel=cancel,
                                 parallel=settings.ollama.parallel)
     if store.get_meta("graph_dirty") == "1":  # an earlier run stopped before merging
-        rebuild(store, summarize=summarize)
+        for step in rebuild_steps(store, None, summarize, cancel):
+            yield tick(stage=step.stage, message=step.message, step_done=step.step_done, step_total=step.step_total)
     touched: set[str] = set()
 
     # 1. Documents: hash, load, chunk, store as pending.
@@ -92,7 +93,8 @@ def index(
 
     # 3. Graph: re-derive what the new records touched.
     yield tick(stage="merge", message="Merging the graph")
-    rebuild(store, touched, summarize)
+    for step in rebuild_steps(store, touched, summarize, cancel):
+        yield tick(stage=step.stage, message=step.message, step_done=step.step_done, step_total=step.step_total)
 
     # 4. Search: embeddings and community reports for what changed (cheap when nothing did).
     if not cancel.is_set():
