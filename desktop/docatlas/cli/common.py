@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 from docatlas.core.base.errors import DocAtlasError
 from docatlas.core.storage.database import Store
@@ -21,9 +21,12 @@ def writing(args: argparse.Namespace, store: Store, what: str) -> Iterator[None]
     """Hold the workspace's write lock for a whole command; with `--wait`, wait for another writer."""
 
     def say_waiting(busy: WorkspaceBusy) -> None:
-        who = f" (pid {busy.holder.pid}, {busy.holder.what})" if busy.holder else ""
-        print(f"Another DocAtlas process{who} is writing to this workspace; waiting for it to finish.",
-              file=sys.stderr, flush=True)
+        print(WorkspaceBusy(busy.holder, "waiting for it to finish").message, file=sys.stderr, flush=True)
 
-    with workspace_writer(store, what, wait=getattr(args, "wait", False), on_wait=say_waiting):
+    with ExitStack() as held:
+        try:
+            held.enter_context(workspace_writer(store, what, wait=getattr(args, "wait", False),
+                                                on_wait=say_waiting))
+        except WorkspaceBusy as busy:
+            raise WorkspaceBusy(busy.holder, "wait for it to finish or run again with --wait") from None
         yield

@@ -39,12 +39,11 @@ Job = TypeVar("Job", bound=Callable)
 
 
 class WorkspaceBusy(DocAtlasError):
-    """Another process is writing to the workspace."""
+    """Another process is writing to the workspace; `advice` is what the user can do (the CLI adds --wait)."""
 
-    def __init__(self, holder: Holder | None):
+    def __init__(self, holder: Holder | None, advice: str = "wait for it to finish, then try again"):
         who = f" (pid {holder.pid}, {holder.what})" if holder else ""
-        super().__init__(f"Another DocAtlas process{who} is writing to this workspace; "
-                         "wait for it to finish or run again with --wait.")
+        super().__init__(f"Another DocAtlas process{who} is writing to this workspace; {advice}.")
         self.holder = holder
 
 
