@@ -1,7 +1,8 @@
 """One writer per workspace across processes: real `python -m docatlas` processes on one workspace.
 
-The fake Ollama answers slowly while a second process tries its luck, so the first run is
-surely still extracting; then it answers at full speed and the first run finishes.
+The fake Ollama holds every extraction call until the test opens its gate, so the first
+run is surely still extracting while a second process tries its luck; then the gate
+opens and the first run finishes.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -22,14 +24,23 @@ from helpers import long_document, write_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 SENTENCE = "is writing to this workspace; wait for it to finish or run again with --wait."
-SLOW_S = 0.3  # per model call while the second process runs
 
 
 @pytest.fixture
 def model(fake_ollama, monkeypatch):
-    fake_ollama.responder = lightrag_responder
+    """The fake Ollama with a gate (`model.gate`, an Event): chat calls wait until it is set."""
+    gate = threading.Event()
+    gate.set()
+
+    def gated(body: dict) -> str:
+        gate.wait(timeout=120)
+        return lightrag_responder(body)
+
+    fake_ollama.responder = gated
+    fake_ollama.gate = gate
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
-    return fake_ollama
+    yield fake_ollama
+    gate.set()
 
 
 @pytest.fixture
@@ -52,24 +63,24 @@ def ingest_args(docs: Path) -> list[str]:
     return ["ingest", str(docs), "--chunk-tokens", "150", "--parallel", "2"]
 
 
-def start_slow_ingest(model, ws: Path, docs: Path) -> subprocess.Popen:
-    """Start an ingestion in its own process; return once it has extracted a chunk."""
-    model.latency = SLOW_S
+def start_held_ingest(model, ws: Path, docs: Path) -> subprocess.Popen:
+    """Start an ingestion in its own process; return once it waits for its first model reply."""
+    model.gate.clear()
+    before = len(model.paths())
     process = subprocess.Popen(command(ws, *ingest_args(docs)), env=environment(model),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    db = ws / "docatlas.sqlite"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 90
     while time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.05)
-        if db.exists():
-            with Store(db) as store:
-                if store.counts()["chunks_done"] >= 1:
-                    return process
+        if "/api/chat" in model.paths()[before:]:
+            return process
+    model.gate.set()
     raise AssertionError(f"the first ingestion never got going: {process.communicate()}")
 
 
 def finish(model, process: subprocess.Popen) -> tuple[int, str, str]:
-    model.latency = 0
+    """Let the held ingestion's model calls through; its exit code and output."""
+    model.gate.set()
     out, err = process.communicate(timeout=120)
     return process.returncode, out, err
 
@@ -97,7 +108,7 @@ def clean_run(capsys, tmp_path: Path, *steps: list[str]) -> tuple[dict, list[str
 def test_a_second_ingest_is_refused_and_the_first_finishes_exact(model, long_docs, tmp_path, capsys):
     ws = tmp_path / "ws"
     other_half = write_corpus(tmp_path / "docs")
-    first = start_slow_ingest(model, ws, long_docs)
+    first = start_held_ingest(model, ws, long_docs)
 
     second = subprocess.run(command(ws, *ingest_args(other_half)), env=environment(model),
                             capture_output=True, text=True, timeout=60)
@@ -125,7 +136,7 @@ def test_delete_during_ingest_is_refused_and_the_ingest_finishes_exact(model, lo
     ws = tmp_path / "ws"
     corpus = write_corpus(tmp_path / "docs")
     assert main(["--data-dir", str(ws), *ingest_args(corpus)]) == 0
-    first = start_slow_ingest(model, ws, long_docs)
+    first = start_held_ingest(model, ws, long_docs)
 
     delete = subprocess.run(command(ws, "delete", "alpha.txt"), env=environment(model),
                             capture_output=True, text=True, timeout=60)
@@ -144,7 +155,7 @@ def test_wait_waits_for_the_writer_then_runs(model, long_docs, tmp_path, capsys)
     ws = tmp_path / "ws"
     corpus = write_corpus(tmp_path / "docs")
     assert main(["--data-dir", str(ws), *ingest_args(corpus)]) == 0
-    first = start_slow_ingest(model, ws, long_docs)
+    first = start_held_ingest(model, ws, long_docs)
 
     delete = subprocess.Popen(command(ws, "delete", "alpha.txt", "--wait"), env=environment(model),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -187,7 +198,7 @@ def test_the_lock_is_reentrant_in_one_process_and_exclusive_across(tmp_path):
 
 def test_a_killed_writer_leaves_no_lock_behind(model, long_docs, tmp_path):
     ws = tmp_path / "ws"
-    first = start_slow_ingest(model, ws, long_docs)
+    first = start_held_ingest(model, ws, long_docs)
     first.kill()
     first.communicate()
     with Store(ws / "docatlas.sqlite") as store:
