@@ -142,11 +142,6 @@ _SECTION_TYPES: dict[str, type] = {
 }
 
 
-def ollama_host_from_env(configured: str) -> str:
-    """`OLLAMA_HOST` wins over the configured host, as the ollama client reads it."""
-    return os.environ.get("OLLAMA_HOST") or configured or DEFAULT_HOST
-
-
 def load_settings(path: Path | None) -> Settings:
     """Read settings.json, check every value, then lay the environment (OLLAMA_HOST) over it.
 
