@@ -17,8 +17,11 @@ from pathlib import Path
 
 import pytest
 from docatlas.cli import main
+from docatlas.core.base.settings import Settings
+from docatlas.core.jobs.ingest import index, remove_document
+from docatlas.core.jobs.reextract import rederive, requeue_chunks
 from docatlas.core.storage.database import Store
-from docatlas.core.storage.lock import current_holder, workspace_writer
+from docatlas.core.storage.lock import Holder, WorkspaceBusy, current_holder, workspace_writer
 from fixtures.scripted_model import lightrag_responder
 from helpers import long_document, write_corpus
 
@@ -194,6 +197,37 @@ def test_the_lock_is_reentrant_in_one_process_and_exclusive_across(tmp_path):
         again = subprocess.run([sys.executable, "-c", probe, str(ROOT / "desktop"), str(store.path)],
                                capture_output=True, text=True, timeout=60)
         assert again.stdout.strip() == "got it"
+
+
+HOLDER = """import sys
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from docatlas.core.storage.database import Store
+from docatlas.core.storage.lock import workspace_writer
+with Store(Path(sys.argv[2])) as store, workspace_writer(store, "rebuild"):
+    print("held", flush=True)
+    sys.stdin.read()  # until the test closes our stdin
+"""
+
+
+def test_the_jobs_take_the_lock_themselves_so_the_window_does_too(tmp_path):
+    """ingest, delete, requeue and rebuild refuse while another process writes; the window calls them directly."""
+    with Store(tmp_path / "ws" / "docatlas.sqlite") as store:
+        holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(ROOT / "desktop"), str(store.path)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            jobs = [lambda: list(index(store, [], Settings())), lambda: remove_document(store, 1),
+                    lambda: requeue_chunks(store, [1]), lambda: rederive(store, Settings())]
+            for job in jobs:
+                with pytest.raises(WorkspaceBusy) as refused:
+                    job()
+                assert refused.value.holder == Holder(holder.pid, "rebuild")
+        finally:
+            holder.stdin.close()
+            holder.wait(timeout=60)
+        assert requeue_chunks(store, []) == set()  # free again once the other process let go
+        assert current_holder(store) is None
 
 
 def test_a_killed_writer_leaves_no_lock_behind(model, long_docs, tmp_path):
