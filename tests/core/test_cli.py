@@ -15,6 +15,7 @@ import networkx as nx
 import pytest
 from docatlas import __version__
 from docatlas.cli import main
+from docatlas.core.base import paths
 from docatlas.core.storage.database import Store
 from fixtures.scripted_model import lightrag_responder
 from helpers import expected_graph, long_document, write_corpus
@@ -169,3 +170,10 @@ def test_ingest_and_export_touch_no_host_but_ollama(model, capsys, tmp_path):
     finally:
         guard.active = False  # audit hooks cannot be removed; disarm it
     assert seen == [("127.0.0.2", 9)]
+
+
+def test_the_cli_prints_the_settings_warnings_to_stderr(capsys):
+    paths.settings_path().write_text(json.dumps({"ollama": {"parallel": "4"}}), encoding="utf-8")
+    assert main(["status"]) == 0
+    err = capsys.readouterr().err
+    assert err.strip() == 'note: settings.json: "parallel" must be a whole number from 1 to 16; using 2.'

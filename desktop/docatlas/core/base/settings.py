@@ -1,17 +1,24 @@
 """Typed, frozen settings: Ollama connection, chunking, extraction, query.
 
-Settings are read from `settings.json` in the config dir (written by the GUI), then
-overridden by the environment (`OLLAMA_HOST`) and by CLI flags via `dataclasses.replace`.
+Settings are read from `settings.json` in the config dir (written by the GUI) and checked
+(`checks`), then overridden by the environment (`OLLAMA_HOST`, never saved back) and by
+CLI flags via `dataclasses.replace`.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
+from docatlas.core.base.settings_checks import checked_section
+
+log = logging.getLogger("docatlas.settings")
+
 DEFAULT_HOST = "127.0.0.1:11434"
+_FILE = "settings.json"
 DEFAULT_ENTITY_TYPES = ("person", "organization", "location", "event", "concept", "technology")
 
 
@@ -80,12 +87,19 @@ class QuerySettings:
 
 @dataclass(frozen=True)
 class Settings:
-    """All settings of one DocAtlas installation."""
+    """All settings of one DocAtlas installation.
+
+    `warnings` says which values of settings.json were wrong and what was used instead;
+    `environment` lists the values that came from the environment (`EnvironmentValue`),
+    which `save_settings` never writes. Neither takes part in comparisons.
+    """
 
     ollama: OllamaSettings = field(default_factory=OllamaSettings)
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
     extraction: ExtractionSettings = field(default_factory=ExtractionSettings)
     query: QuerySettings = field(default_factory=QuerySettings)
+    warnings: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    environment: tuple[EnvironmentValue, ...] = field(default=(), compare=False, repr=False)
 
     def with_overrides(self, **flat: object) -> Settings:
         """Return a copy with `section__name=value` (or a unique bare `name`) replaced.
@@ -103,6 +117,16 @@ class Settings:
         return result
 
 
+@dataclass(frozen=True)
+class EnvironmentValue:
+    """A setting the environment gave (e.g. OLLAMA_HOST), and the value the file itself holds."""
+
+    section: str
+    name: str
+    value: object
+    file_value: object
+
+
 def _section_of(attr: str) -> str:
     matches = [name for name, cls in _SECTION_TYPES.items() if attr in {f.name for f in fields(cls)}]
     if len(matches) != 1:
@@ -118,36 +142,58 @@ _SECTION_TYPES: dict[str, type] = {
 }
 
 
-def ollama_host_from_env(configured: str) -> str:
-    """`OLLAMA_HOST` wins over the configured host, as the ollama client reads it."""
-    return os.environ.get("OLLAMA_HOST") or configured or DEFAULT_HOST
-
-
 def load_settings(path: Path | None) -> Settings:
-    """Read settings.json (missing or unreadable keys fall back to defaults); apply OLLAMA_HOST."""
-    data: dict = {}
-    if path is not None and path.exists():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = {}
+    """Read settings.json, check every value, then lay the environment (OLLAMA_HOST) over it.
+
+    A missing file gives the defaults. A wrong value gets the default and one sentence in
+    `Settings.warnings` (also logged); a value from the environment is marked so that
+    `save_settings` keeps the file's own value.
+    """
+    data, warnings = _read_file(path)
     sections = {}
     for name, cls in _SECTION_TYPES.items():
-        raw = data.get(name) if isinstance(data.get(name), dict) else {}
-        known = {f.name for f in fields(cls)}
-        values = {k: (tuple(v) if isinstance(v, list) else v) for k, v in raw.items() if k in known}
-        try:
-            sections[name] = cls(**values)
-        except TypeError:
-            sections[name] = cls()
+        raw = data.get(name, {})
+        if not isinstance(raw, dict):
+            warnings.append(f'{_FILE}: "{name}" must be an object of settings; using the defaults for all of it.')
+            raw = {}
+        values, problems = checked_section(cls, raw)
+        warnings.extend(problems)
+        sections[name] = cls(**values)
     settings = Settings(**sections)
-    host = ollama_host_from_env(settings.ollama.host)
-    return settings.with_overrides(ollama__host=host)
+    environment = []
+    host = os.environ.get("OLLAMA_HOST", "").strip()
+    if host and host != settings.ollama.host:
+        environment.append(EnvironmentValue("ollama", "host", host, settings.ollama.host))
+        settings = settings.with_overrides(ollama__host=host)
+    for warning in warnings:
+        log.warning("%s", warning)
+    return replace(settings, warnings=tuple(warnings), environment=tuple(environment))
 
 
 def save_settings(settings: Settings, path: Path) -> None:
-    """Write settings.json atomically."""
+    """Write settings.json atomically; a value that came from the environment is not written.
+
+    For such a value the file keeps its own (unless the user changed the setting to
+    something else, which is then theirs and saved).
+    """
+    data = {name: asdict(getattr(settings, name)) for name in _SECTION_TYPES}
+    for env in settings.environment:
+        if data[env.section][env.name] == env.value:
+            data[env.section][env.name] = env.file_value
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(settings), indent=2), encoding="utf-8")
+    tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
     os.replace(tmp, path)
+
+
+def _read_file(path: Path | None) -> tuple[dict, list[str]]:
+    if path is None or not path.exists():
+        return {}, []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "it is not valid JSON"
+        return {}, [f"{_FILE} could not be read ({reason}); using the default settings."]
+    if not isinstance(data, dict):
+        return {}, [f"{_FILE} does not hold an object of settings; using the default settings."]
+    return data, []

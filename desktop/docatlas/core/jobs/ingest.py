@@ -35,10 +35,12 @@ from docatlas.core.prompts.store import extraction_profile, merge_template
 from docatlas.core.retrieval.communities import refresh_communities
 from docatlas.core.retrieval.embed import embed_pending
 from docatlas.core.storage.database import ChunkRow, NewChunk, Store
+from docatlas.core.storage.lock import writes_workspace
 
 log = logging.getLogger("docatlas.pipeline")
 
 
+@writes_workspace("ingest")
 def index(
     store: Store,
     paths: Sequence[Path],
@@ -114,6 +116,7 @@ def index(
     yield tick(stage=stage, eta=0.0, message="Stopped; run again to continue." if cancel.is_set() else "Done")
 
 
+@writes_workspace("delete")
 def remove_document(store: Store, document_id: int, summarize: Summarizer | None = None) -> set[str]:
     """Delete a document and re-derive what it touched, without the model reading any document.
 

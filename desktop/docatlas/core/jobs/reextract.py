@@ -29,6 +29,7 @@ from docatlas.core.llm.replay import NotCached, ReplayLLM
 from docatlas.core.prompts.catalog import Profile
 from docatlas.core.prompts.store import extraction_profile
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.lock import writes_workspace
 
 REPLAY_ROUNDS = 16  # gleaning rounds a replay may follow (each one only if it is cached)
 
@@ -46,6 +47,7 @@ class RederiveReport:
     relations: int = 0
 
 
+@writes_workspace("rebuild")
 def rederive(store: Store, settings: Settings, *, summarize: Summarizer | None = None,
              reparse: bool = True) -> RederiveReport:
     """Re-parse (optional), re-key and re-merge the whole graph; no model call is made here."""
@@ -148,6 +150,7 @@ def _finished_count(store: Store) -> int:
     return store.query("SELECT COUNT(*) AS n FROM chunks WHERE status IN ('done', 'empty')")[0]["n"]
 
 
+@writes_workspace("re-extract")
 def requeue_chunks(store: Store, chunk_ids: Iterable[int], summarize: Summarizer | None = None) -> set[str]:
     """Send chunks back to `pending` without their records, and re-derive what those supported.
 

@@ -1,0 +1,80 @@
+"""The commands that read or curate the graph: export, status and merge suggestions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from docatlas.cli.common import UserError, writing
+from docatlas.core.base.settings import Settings
+from docatlas.core.graph.export import export
+from docatlas.core.graph.suggest import accept, get_suggestion, reject, suggest_merges
+from docatlas.core.graph.summarize import ModelSummarizer
+from docatlas.core.llm.replay import ReplayLLM
+from docatlas.core.prompts import store as prompt_store
+from docatlas.core.storage.database import Store
+
+
+def cmd_export(args: argparse.Namespace, store: Store, settings: Settings) -> int:
+    """Write the graph in one of the export formats."""
+    try:
+        out = export(store, args.format, args.out)
+    except OSError as exc:
+        raise UserError(f"Could not write {args.out} ({exc.strerror}); choose another place.") from exc
+    print(out)
+    return 0
+
+
+def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> int:
+    """Print what the workspace holds."""
+    documents = []
+    for doc in store.documents():
+        counts = store.chunk_counts(doc.id)
+        documents.append({
+            "id": doc.id, "path": doc.path, "title": doc.title, "kind": doc.kind, "status": doc.status,
+            "error": doc.error, "chunks": sum(counts.values()),
+            "chunks_done": counts.get("done", 0) + counts.get("empty", 0),
+        })
+    report = {"workspace": str(store.path.parent), **store.counts(), "documents": documents}
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return 0
+    print(f"Workspace {report['workspace']}")
+    for d in documents:
+        line = f"  [{d['id']}] {d['status']:<8} {d['chunks_done']}/{d['chunks']} chunks  {d['path']}"
+        print(line + (f"\n        {d['error']}" if d["error"] else ""))
+    print(f"{report['entities']} entities, {report['relations']} relations, "
+          f"{report['chunks_pending']} chunks pending, {report['chunks_failed']} failed.")
+    return 0
+
+
+def cmd_suggestions(args: argparse.Namespace, store: Store, settings: Settings) -> int:
+    """List likely duplicate entities, or accept or reject one suggestion."""
+    if args.accept or args.reject:
+        try:
+            with writing(args, store, "suggestions"):
+                suggestion = get_suggestion(store, args.accept or args.reject)
+                if args.reject:
+                    reject(store, suggestion.id)
+                    print(f"Kept {suggestion.a_name} and {suggestion.b_name} apart.")
+                    return 0
+                summarize = ModelSummarizer(ReplayLLM(settings.ollama, store), settings.extraction,
+                                            template=prompt_store.merge_template(store, "summarize"))
+                survivor = accept(store, suggestion.id, summarize=summarize)
+        except ValueError as exc:
+            raise UserError(str(exc)) from exc
+        kept, gone = ((suggestion.a_name, suggestion.b_name) if survivor == suggestion.a_key
+                      else (suggestion.b_name, suggestion.a_name))
+        print(f"Merged {gone} into {kept}.")
+        return 0
+    found = suggest_merges(store)
+    if args.json:
+        print(json.dumps([{"id": s.id, "first": s.a_name, "second": s.b_name, "score": s.score,
+                           "reason": s.reason} for s in found], indent=2, ensure_ascii=False))
+        return 0
+    for s in found:
+        print(f"  [{s.id}] {s.a_name}  <->  {s.b_name}  ({s.reason}, {s.score:.2f})")
+    print(f"{len(found)} merge suggestions" + ("; accept one with `docatlas suggestions --accept ID`."
+                                               if found else "."))
+    return 0
+

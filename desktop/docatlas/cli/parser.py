@@ -1,0 +1,135 @@
+"""The command-line grammar of `docatlas`: every command, its options and their checks."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from docatlas import __version__
+from docatlas.core.graph.export import EXPORT_FORMATS
+from docatlas.core.prompts.catalog import available_profiles
+from docatlas.core.retrieval.answer import MODES
+
+WAIT_HELP = "if another DocAtlas process is writing to the workspace, wait for it to finish instead of stopping"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line grammar."""
+    parser = argparse.ArgumentParser(
+        prog="docatlas",
+        description="Turn private documents into a knowledge graph with a local Ollama model.",
+    )
+    parser.add_argument("--version", action="version", version=f"DocAtlas {__version__}")
+    parser.add_argument("--data-dir", help="workspace folder (default: DOCATLAS_DATA_DIR or the user data dir)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    writes = _writer_options()
+
+    ingest = sub.add_parser("ingest", parents=[writes], help="add documents or folders and extract their graph")
+    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    ingest.add_argument("--profile", choices=available_profiles(), help="extraction prompt profile")
+    ingest.add_argument("--model", help="Ollama chat model, e.g. qwen2.5:7b")
+    ingest.add_argument("--embed-model", help="Ollama embedding model")
+    ingest.add_argument("--parallel", type=_positive, help="model calls in flight at once (default 2)")
+    ingest.add_argument("--gleaning", type=_non_negative, help="extra rounds asking for missed records")
+    ingest.add_argument("--chunk-tokens", type=_positive, help="tokens per chunk (default 1200)")
+    ingest.add_argument("--reports", action="store_true", default=None,
+                        help="also write community reports (one model call per topic) for `query --mode community`")
+    ingest.add_argument("--overlap-tokens", type=_non_negative, help="tokens shared by neighbouring chunks")
+    ingest.add_argument("--entity-types", type=_entity_types, metavar="TYPES",
+                        help="comma-separated entity types to ask for, e.g. person,organization,location")
+    ingest.add_argument("--language", help="language of names and descriptions (default English)")
+    ingest.add_argument("--loop-check", action=argparse.BooleanOptionalAction, default=None,
+                        help="ask the model YES/NO before each gleaning round; NO ends them")
+
+    exp = sub.add_parser("export", help="write the graph to a file")
+    exp.add_argument("--format", choices=EXPORT_FORMATS, default="json")
+    exp.add_argument("out", type=Path, metavar="OUT", help="output file (a folder for csv)")
+
+    delete = sub.add_parser("delete", parents=[writes], help="remove a document and what only it supported")
+    delete.add_argument("document", metavar="DOC", help="document id, path, file name or title")
+
+    query = sub.add_parser("query", help="ask a question; the answer streams with its sources")
+    query.add_argument("text", nargs="+", metavar="TEXT", help="the question")
+    query.add_argument("--mode", choices=MODES, help="retrieval mode (default: the setting, mix)")
+    query.add_argument("--json", action="store_true", help="print answer, context and references as JSON")
+
+    rebuild = sub.add_parser("rebuild", parents=[writes],
+                             help="re-derive the graph from stored records; no document is read again")
+    rebuild.add_argument("--keep-records", action="store_true",
+                         help="do not re-parse the cached replies; only re-key and re-merge")
+    rebuild.add_argument("--summarize", action="store_true",
+                         help="let the model write the summaries that are not cached yet")
+
+    suggestions = sub.add_parser("suggestions", parents=[writes],
+                                 help="entities that may be the same; nothing merges until accepted")
+    decision = suggestions.add_mutually_exclusive_group()
+    decision.add_argument("--accept", type=_positive, metavar="ID", help="merge the two entities of suggestion ID")
+    decision.add_argument("--reject", type=_positive, metavar="ID", help="keep the two entities of suggestion ID apart")
+    suggestions.add_argument("--json", action="store_true", help="machine-readable output")
+
+    status = sub.add_parser("status", help="documents, chunks and graph size")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    _prompts_parser(sub, writes)
+    return parser
+
+
+def _prompts_parser(sub: argparse._SubParsersAction, writes: argparse.ArgumentParser) -> None:
+    prompts = sub.add_parser("prompts", help="the prompts DocAtlas sends: list, show, change, reset, share")
+    verbs = prompts.add_subparsers(dest="verb", metavar="ACTION", required=True)
+    listing = verbs.add_parser("list", help="every prompt, and whether this workspace changed it")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    show = verbs.add_parser("show", help="print a prompt (as used now, unless asked otherwise)")
+    show.add_argument("key", metavar="KEY", help="e.g. lightrag/extract, merge/summarize, query/answer "
+                                                "(or just extract: the profile in use)")
+    which = show.add_mutually_exclusive_group()
+    which.add_argument("--default", action="store_true", help="the default (what a reset gives)")
+    which.add_argument("--version", type=_positive, metavar="N", help="saved version N")
+    which.add_argument("--versions", action="store_true", help="list the saved versions with their notes")
+    which.add_argument("--diff", type=_positive, metavar="N", help="what changed from version N to the prompt now")
+    put = verbs.add_parser("set", parents=[writes], help="change a prompt; the text comes from FILE, or stdin")
+    put.add_argument("key", metavar="KEY")
+    put.add_argument("file", nargs="?", default="-", metavar="FILE", help="a text file, or - for stdin")
+    put.add_argument("--note", default="", help="why it changed (kept with the version)")
+    reset = verbs.add_parser("reset", parents=[writes], help="go back to the bundled default (kept as a version)")
+    reset.add_argument("key", metavar="KEY")
+    reset.add_argument("--note", default="")
+    imp = verbs.add_parser("import", parents=[writes],
+                           help="read a prompt set, or a LightRAG/GraphRAG prompt file (never run)")
+    imp.add_argument("file", type=Path, metavar="FILE")
+    imp.add_argument("--profile", choices=available_profiles(), help="extraction profile for its extraction prompts")
+    imp.add_argument("--source", metavar="NAME", help="the dict to read when the file has several")
+    imp.add_argument("--dry-run", action="store_true", help="only say what would be imported")
+    exp = verbs.add_parser("export", help="write this workspace's prompts to one JSON file")
+    exp.add_argument("out", metavar="OUT", help="a .json file, or - for stdout")
+    verbs.add_parser("reextract", parents=[writes], help="extract again the chunks built with older extraction prompts")
+
+
+def _writer_options() -> argparse.ArgumentParser:
+    """The options of every command that writes to the workspace."""
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("--wait", action="store_true", help=WAIT_HELP)
+    return options
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _entity_types(text: str) -> tuple[str, ...]:
+    types = tuple(dict.fromkeys(t.strip().lower() for t in text.split(",") if t.strip()))
+    if not types:
+        raise argparse.ArgumentTypeError("give at least one type, e.g. person,organization")
+    return types
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return value

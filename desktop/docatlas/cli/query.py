@@ -1,0 +1,50 @@
+"""The `query` command: an answer streamed with its sources, or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from docatlas.core.base.errors import DocAtlasError
+from docatlas.core.base.settings import Settings
+from docatlas.core.llm.ollama import OllamaLLM
+from docatlas.core.retrieval.answer import ask
+from docatlas.core.retrieval.context import page_label
+from docatlas.core.storage.database import Store
+
+
+def cmd_query(args: argparse.Namespace, store: Store, settings: Settings) -> int:
+    """Answer a question from the graph: streamed text and sources, or JSON."""
+    streamed = False
+
+    def show(piece: str) -> None:
+        nonlocal streamed
+        streamed = True
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+
+    llm = OllamaLLM(settings.ollama, cache=store)
+    try:
+        answer = ask(store, llm, " ".join(args.text), settings, mode=args.mode,
+                     on_token=None if args.json else show)
+    except DocAtlasError:
+        if streamed:  # the error sentence goes below the unfinished answer
+            print()
+        raise
+    finally:
+        llm.close()
+    for warning in answer.warnings:
+        print(f"note: {warning}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))
+        return 0
+    print()
+    sources = [r for r in answer.references if r.cited] or list(answer.references)
+    if sources:
+        print("\nSources:")
+        for ref in sources:
+            label = f"[{ref.label}] " if ref.label else ""
+            print(f"  {label}{ref.document}{page_label(ref.page, ref.page_end)} (chunk {ref.chunk})")
+    return 0
+
