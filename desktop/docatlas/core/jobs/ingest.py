@@ -93,9 +93,12 @@ def index(
         for done in _extract_all(store, work, settings, llm, cancel, touched):
             yield tick(**done)
 
-    # 3. Graph: re-derive what the new records touched.
+    # 3. Graph: re-derive what the new records touched. A run stopped during extraction still
+    # merges what it found (the summariser declines once stopped: descriptions are joined and
+    # the graph stays dirty, so the next run summarises them); a stop during the merge holds.
     yield tick(stage="merge", message="Merging the graph")
-    for step in rebuild_steps(store, touched, summarize, cancel):
+    merge_cancel = threading.Event() if cancel.is_set() else cancel
+    for step in rebuild_steps(store, touched, summarize, merge_cancel):
         yield tick(stage=step.stage, message=step.message, step_done=step.step_done, step_total=step.step_total)
 
     # 4. Search: embeddings and community reports for what changed (cheap when nothing did).
