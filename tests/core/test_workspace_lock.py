@@ -239,3 +239,16 @@ def test_a_killed_writer_leaves_no_lock_behind(model, long_docs, tmp_path):
         assert current_holder(store) is not None  # its note is still there, but nobody holds the lock
         with workspace_writer(store, "delete"):  # the OS let go of the lock with the process
             assert current_holder(store).what == "delete"
+
+
+def test_a_second_writer_is_turned_away_before_the_rest_of_docatlas_loads(tmp_path):
+    """The refusal comes from a quick look at the lock file: no model client, no database opened."""
+    with Store(tmp_path / "ws" / "docatlas.sqlite") as store, workspace_writer(store, "ingest"):
+        probe = ("import sys; sys.path.insert(0, sys.argv[1]); import docatlas.cli\n"
+                 "code = docatlas.cli.main(['--data-dir', sys.argv[2], 'ingest', sys.argv[2]])\n"
+                 "print(code, sorted(m for m in ('ollama', 'sqlite_utils', 'networkx') if m in sys.modules))\n")
+        other = subprocess.run([sys.executable, "-c", probe, str(ROOT / "desktop"), str(store.path.parent)],
+                               capture_output=True, text=True, timeout=60)
+    assert other.stdout.strip() == "1 []"
+    assert other.stderr.strip() == (f"Another DocAtlas process (pid {os.getpid()}, ingest) is writing to this "
+                                    "workspace; wait for it to finish or run again with --wait.")

@@ -9,43 +9,46 @@ The grammar is in `parser`, the commands in one module per group (`ingest`, `gra
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from docatlas.cli.common import UserError
-from docatlas.cli.graph import cmd_export, cmd_status, cmd_suggestions
-from docatlas.cli.ingest import cmd_delete, cmd_ingest, cmd_rebuild
-from docatlas.cli.parser import build_parser
-from docatlas.cli.prompts import cmd_prompts
-from docatlas.cli.query import cmd_query
 from docatlas.core.base import paths
-from docatlas.core.base.errors import DocAtlasError
-from docatlas.core.base.settings import load_settings
-from docatlas.core.storage.database import Store
 
-__all__ = ["COMMANDS", "UserError", "build_parser", "main"]
+__all__ = ["COMMANDS", "main"]
 
 log = logging.getLogger("docatlas.cli")
 
-COMMANDS = {"ingest": cmd_ingest, "export": cmd_export, "delete": cmd_delete, "query": cmd_query,
-            "status": cmd_status, "rebuild": cmd_rebuild, "suggestions": cmd_suggestions, "prompts": cmd_prompts}
+# command -> (module, function), imported when the command runs: a refusal is quick.
+COMMANDS = {"ingest": ("ingest", "cmd_ingest"), "delete": ("ingest", "cmd_delete"),
+            "rebuild": ("ingest", "cmd_rebuild"), "export": ("graph", "cmd_export"),
+            "status": ("graph", "cmd_status"), "suggestions": ("graph", "cmd_suggestions"),
+            "query": ("query", "cmd_query"), "prompts": ("prompts", "cmd_prompts")}
+# Commands that always write: a second one is turned away before the rest of DocAtlas loads.
+ALWAYS_WRITE = ("ingest", "delete", "rebuild")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `docatlas` command; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    busy = _busy_elsewhere(argv)
+    if busy is not None:
+        print(busy, file=sys.stderr)
+        return 1
+    from docatlas.cli.parser import build_parser
+
     parser = build_parser()
     args = parser.parse_args(argv)
     log_file = paths.setup_logging()
     if args.command is None:
         return _open_window(args, parser)
+    from docatlas.core.base.errors import DocAtlasError
+
     try:
-        workspace = paths.data_dir(args.data_dir)
-        settings = load_settings(paths.settings_path())
-        for warning in settings.warnings:
-            print(f"note: {warning}", file=sys.stderr)
-        with Store(paths.database_path(workspace)) as store:
-            return COMMANDS[args.command](args, store, settings)
+        return _run(args)
     except KeyboardInterrupt:
         print("Stopped; finished work is kept. Run the same command again to continue.", file=sys.stderr)
         return 130
@@ -57,6 +60,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.exception("unexpected error in %s", args.command)
         print(f"DocAtlas hit an unexpected error; the details are in {log_file}.", file=sys.stderr)
         return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Open the workspace and run one command in it."""
+    from docatlas.core.base.settings import load_settings
+    from docatlas.core.storage.database import Store
+
+    module, name = COMMANDS[args.command]
+    command = getattr(importlib.import_module(f"docatlas.cli.{module}"), name)
+    workspace = paths.data_dir(args.data_dir)
+    settings = load_settings(paths.settings_path())
+    for warning in settings.warnings:
+        print(f"note: {warning}", file=sys.stderr)
+    with Store(paths.database_path(workspace)) as store:
+        return command(args, store, settings)
+
+
+def _busy_elsewhere(argv: list[str]) -> str | None:
+    """The sentence for a writing command while another process writes the workspace, else None."""
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--data-dir")
+    early.add_argument("--wait", action="store_true")
+    early.add_argument("command", nargs="?")
+    known, _ = early.parse_known_args(argv)
+    if known.command not in ALWAYS_WRITE or known.wait or "-h" in argv or "--help" in argv:
+        return None
+    from docatlas.core.storage.lock import busy_elsewhere
+
+    chosen = known.data_dir or os.environ.get("DOCATLAS_DATA_DIR")
+    workspace = Path(chosen).expanduser() if chosen else paths.data_dir()
+    busy = busy_elsewhere(paths.database_path(workspace))
+    if busy is None:
+        return None
+    from docatlas.core.storage.lock import WorkspaceBusy
+
+    return WorkspaceBusy(busy.holder, "wait for it to finish or run again with --wait").message
 
 
 def _open_window(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

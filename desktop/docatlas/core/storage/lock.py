@@ -22,10 +22,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, TypeVar
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from docatlas.core.base.errors import DocAtlasError
-from docatlas.core.storage.database import Store
+
+if TYPE_CHECKING:  # only its path is used: a quick check need not load the database layer
+    from docatlas.core.storage.database import Store
 
 if os.name == "nt":
     import msvcrt
@@ -109,6 +111,27 @@ def writes_workspace(what: str) -> Callable[[Job], Job]:
         return call  # type: ignore[return-value]
 
     return decorate
+
+
+def busy_elsewhere(database: Path) -> WorkspaceBusy | None:
+    """A quick look, without opening the database: is another process writing to it now?
+
+    The CLI asks this before it loads the rest of DocAtlas, so that a second writer is told
+    at once; the real lock is still taken by the job itself.
+    """
+    path = database.with_name(database.name + ".lock").resolve()
+    with _registry_lock:
+        if path in _held:
+            return None
+    try:
+        file = open(path, "rb")
+    except OSError:  # no lock file yet: nobody has written here
+        return None
+    with file:
+        if not _try_lock(file):
+            return WorkspaceBusy(_read_holder(path))
+        _unlock(file)
+    return None
 
 
 def current_holder(store: Store) -> Holder | None:
