@@ -100,6 +100,7 @@ def test_delete_says_which_entities_go_and_asks_first(qtbot, make_window, corpus
     panel.table.selectRow(panel.proxy.mapFromSource(panel.model.index(beta_row, 0)).row())
     assert panel.delete_button.isEnabled()
     qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(questions), timeout=5000)  # what goes is read in the background first
     _title, text, details = questions[-1]
     assert "beta.md" in text
     assert "Northwind Labs" in details and "Maria Lopez" not in details  # only beta.md names Northwind Labs
@@ -107,6 +108,7 @@ def test_delete_says_which_entities_go_and_asks_first(qtbot, make_window, corpus
 
     answer["value"] = True
     qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(questions) == 2, timeout=5000)  # asked again, then deleting
     wait_idle(qtbot, window)
     assert "beta.md" not in statuses(window)
     names = {r["name"] for r in window.workspace.store.query("SELECT name FROM entities")}
