@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, QUrl
+from PySide6.QtCore import QByteArray, Qt, QTimer, QUrl
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QProgressBar, QTabWidget
 
@@ -42,7 +42,6 @@ log = logging.getLogger("docatlas.gui.window")
 RECHECK_OLLAMA_MS = 60_000
 ERROR_SHOWN_MS = 30_000
 CLOSE_POLL_MS = 100
-READ_WAIT_MS = 5000
 
 
 class MainWindow(QMainWindow):
@@ -368,13 +367,8 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def _work_running(self) -> bool:
-        """Background work other than reads runs; reads (a moment each) are let end here."""
-        running = False
-        for task in self.tasks.active:
-            if not (task.name in READS and task.wait(READ_WAIT_MS)):
-                running = True
-        QApplication.sendPostedEvents(None, QEvent.Type.MetaCall.value)  # ended reads: let them say so
-        return running
+        """Background work other than reads runs (a read has nothing to lose: its result is dropped)."""
+        return any(task.name not in READS for task in self.tasks.active)
 
     def _quit_now(self) -> bool:
         """Asked to close again while still stopping: offer to quit without waiting."""
@@ -385,7 +379,7 @@ class MainWindow(QMainWindow):
             "Everything finished so far is saved; the calls in flight are asked again on the next start.")
 
     def _close_when_idle(self) -> None:
-        if self.tasks.active:
+        if self._work_running():
             QTimer.singleShot(CLOSE_POLL_MS, self._close_when_idle)
         elif self.isVisible():
             self.close()

@@ -19,7 +19,7 @@ from docatlas.core.storage.read_models import WorkspaceCounts
 from docatlas.gui.conversations import ConversationBook
 from docatlas.gui.tasks import Job, TaskContext
 
-# The background reads of the window (a moment each): closing waits for them, never asks.
+# The background reads of the window (a moment each): closing the window does not wait for them.
 READ_DOCUMENTS, READ_PASSAGE, READ_DELETION = "Reading the documents", "Reading the passage", \
     "Reading what the documents support"
 READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION))
