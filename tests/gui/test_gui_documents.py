@@ -6,7 +6,8 @@ from pathlib import Path
 
 from core.helpers import DOCUMENTS
 from docatlas.core.base.progress import Progress
-from docatlas.gui.models.documents_model import CHUNKS, ENTITIES, NAME
+from docatlas.core.storage.read_models import DocumentSummary
+from docatlas.gui.models.documents_model import CHUNKS, ENTITIES, NAME, STATUS, DocumentTableModel, RunView
 from gui_helpers import statuses, wait_idle
 from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
@@ -125,3 +126,26 @@ def test_files_added_during_a_run_wait_their_turn(qtbot, make_window, corpus, tm
     qtbot.waitUntil(lambda: not window.ingestion.busy and "later.txt" in statuses(window), timeout=20_000)
     wait_idle(qtbot, window)
     assert set(statuses(window).values()) == {"done"}
+
+
+def summary(document_id: int, path: str, pending: int = 0, done: int = 0) -> DocumentSummary:
+    """A row as the read models return it."""
+    return DocumentSummary(document_id, path, Path(path).stem, "txt", 10, "pending" if pending else "done", "",
+                           pending + done, done, 0, pending, done)
+
+
+def test_a_tick_updates_only_the_rows_it_read_and_a_file_read_again_replaces_its_row(qtbot):
+    model = DocumentTableModel(lambda: RunView(active=True))
+    model.refresh([summary(1, "/a.txt", done=2), summary(2, "/b.txt", pending=3)])
+    changed: list[tuple[int, int]] = []
+    model.dataChanged.connect(lambda first, last, *_: changed.append((first.row(), last.row())))
+
+    model.update([summary(2, "/b.txt", pending=1, done=2), summary(3, "/c.txt", pending=4)])
+    assert [r.id for r in model.rows] == [1, 2, 3] and changed == [(1, 1)]  # row 0 untouched
+    assert model.index(1, STATUS).data().startswith("extracting 2/3")
+    model.update([summary(4, "/a.txt", pending=5)])  # a.txt changed on disk: stored again under a new id
+    assert [(r.id, r.path) for r in model.rows] == [(4, "/a.txt"), (2, "/b.txt"), (3, "/c.txt")]
+    assert model.row_by_id(1) is None and model.row_by_id(4).chunks_pending == 5
+
+    model.refresh([summary(2, "/b.txt", done=3)])  # a full read drops the documents that are gone
+    assert [r.id for r in model.rows] == [2] and model.row_by_id(2).chunks_pending == 0
