@@ -379,7 +379,7 @@ class MainWindow(QMainWindow):
             "Everything finished so far is saved; the calls in flight are asked again on the next start.")
 
     def _close_when_idle(self) -> None:
-        if self._work_running():
+        if self.tasks.active:  # the reads the end of the run started too: the window closes with nothing left
             QTimer.singleShot(CLOSE_POLL_MS, self._close_when_idle)
         elif self.isVisible():
             self.close()
