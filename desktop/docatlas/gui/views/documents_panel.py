@@ -31,6 +31,7 @@ from docatlas.gui.formatting import duration
 from docatlas.gui.ingestion import IngestionController, describe_step
 from docatlas.gui.models.documents_model import ID_ROLE, SORT_ROLE, STATUS, DocumentTableModel, RunView
 from docatlas.gui.models.workspace_reader import DocumentsRead
+from docatlas.gui.tasks import BackgroundTask, TaskFailure
 from docatlas.gui.theme import error_style
 from docatlas.gui.views.progress_delegate import ProgressDelegate
 from docatlas.gui.workspace import READ_DELETION
@@ -53,6 +54,7 @@ class DocumentsPanel(QWidget):
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
         self.reader = controller.reader
+        self.deletion_read: BackgroundTask | None = None  # reading what a deletion would take with it
         self._build()
         self.reader.rows_read.connect(self._on_rows_read)
         controller.progressed.connect(self._on_progress)
@@ -191,16 +193,21 @@ class DocumentsPanel(QWidget):
     def delete_selected(self) -> None:
         """Delete the selected documents after saying what will go with them."""
         ids = self.selected_ids()
-        if not ids or self.controller.busy:
+        if not ids or self.controller.busy or self.deletion_read is not None:
             return
         rows = [r for r in (self.model.row_by_id(i) for i in ids) if r is not None]
-        self.controller.tasks.run(
+        self.deletion_read = self.controller.tasks.run(
             READ_DELETION,
             self.controller.workspace.read_job(lambda store: entities_only_in(store, [r.id for r in rows])),
             on_success=lambda going: self._confirm_delete(rows, going),
-            on_failure=lambda failure: self._show_notice(failure.message, error=True))
+            on_failure=self._deletion_read_failed)
+
+    def _deletion_read_failed(self, failure: TaskFailure) -> None:
+        self.deletion_read = None
+        self._show_notice(failure.message, error=True)
 
     def _confirm_delete(self, rows: list, going: list[str]) -> None:
+        self.deletion_read = None
         if self.controller.busy or not self.controller.workspace.is_open:
             return
         ids = [r.id for r in rows]
