@@ -9,6 +9,12 @@ def wait_idle(qtbot, window: MainWindow, timeout: int = 20_000) -> None:
     """Wait until no ingestion (or deletion) is running and the table shows the store."""
     qtbot.waitUntil(lambda: not window.ingestion.busy, timeout=timeout)
     window.documents_panel.refresh()
+    wait_read(qtbot, window, timeout)
+
+
+def wait_read(qtbot, window: MainWindow, timeout: int = 20_000) -> None:
+    """Wait until the documents panel's background read has landed."""
+    qtbot.waitUntil(lambda: not window.documents_panel.reading, timeout=timeout)
 
 
 def statuses(window: MainWindow) -> dict[str, str]:

@@ -52,6 +52,7 @@ def test_answer_streams_and_its_references_open_the_passage(qtbot, ready, server
     assert buttons and buttons[0].text().startswith(f"[C1] {first['title']}") and first["cited"] is True
 
     qtbot.mouseClick(buttons[0], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: chat.viewer is not None and chat.viewer.isVisible(), timeout=5000)  # read off-thread
     viewer = chat.viewer
     assert viewer is not None and viewer.isVisible()
     assert viewer.title_label.text() == first["title"]

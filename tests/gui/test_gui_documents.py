@@ -6,7 +6,8 @@ from pathlib import Path
 
 from core.helpers import DOCUMENTS
 from docatlas.core.base.progress import Progress
-from docatlas.gui.models.documents_model import CHUNKS, ENTITIES, NAME
+from docatlas.core.storage.read_models import DocumentSummary
+from docatlas.gui.models.documents_model import CHUNKS, ENTITIES, NAME, STATUS, DocumentTableModel, RunView
 from gui_helpers import statuses, wait_idle
 from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
@@ -100,6 +101,7 @@ def test_delete_says_which_entities_go_and_asks_first(qtbot, make_window, corpus
     panel.table.selectRow(panel.proxy.mapFromSource(panel.model.index(beta_row, 0)).row())
     assert panel.delete_button.isEnabled()
     qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(questions), timeout=5000)  # what goes is read in the background first
     _title, text, details = questions[-1]
     assert "beta.md" in text
     assert "Northwind Labs" in details and "Maria Lopez" not in details  # only beta.md names Northwind Labs
@@ -107,6 +109,7 @@ def test_delete_says_which_entities_go_and_asks_first(qtbot, make_window, corpus
 
     answer["value"] = True
     qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(questions) == 2, timeout=5000)  # asked again, then deleting
     wait_idle(qtbot, window)
     assert "beta.md" not in statuses(window)
     names = {r["name"] for r in window.workspace.store.query("SELECT name FROM entities")}
@@ -123,3 +126,26 @@ def test_files_added_during_a_run_wait_their_turn(qtbot, make_window, corpus, tm
     qtbot.waitUntil(lambda: not window.ingestion.busy and "later.txt" in statuses(window), timeout=20_000)
     wait_idle(qtbot, window)
     assert set(statuses(window).values()) == {"done"}
+
+
+def summary(document_id: int, path: str, pending: int = 0, done: int = 0) -> DocumentSummary:
+    """A row as the read models return it."""
+    return DocumentSummary(document_id, path, Path(path).stem, "txt", 10, "pending" if pending else "done", "",
+                           pending + done, done, 0, pending, done)
+
+
+def test_a_tick_updates_only_the_rows_it_read_and_a_file_read_again_replaces_its_row(qtbot):
+    model = DocumentTableModel(lambda: RunView(active=True))
+    model.refresh([summary(1, "/a.txt", done=2), summary(2, "/b.txt", pending=3)])
+    changed: list[tuple[int, int]] = []
+    model.dataChanged.connect(lambda first, last, *_: changed.append((first.row(), last.row())))
+
+    model.update([summary(2, "/b.txt", pending=1, done=2), summary(3, "/c.txt", pending=4)])
+    assert [r.id for r in model.rows] == [1, 2, 3] and changed == [(1, 1)]  # row 0 untouched
+    assert model.index(1, STATUS).data().startswith("extracting 2/3")
+    model.update([summary(4, "/a.txt", pending=5)])  # a.txt changed on disk: stored again under a new id
+    assert [(r.id, r.path) for r in model.rows] == [(4, "/a.txt"), (2, "/b.txt"), (3, "/c.txt")]
+    assert model.row_by_id(1) is None and model.row_by_id(4).chunks_pending == 5
+
+    model.refresh([summary(2, "/b.txt", done=3)])  # a full read drops the documents that are gone
+    assert [r.id for r in model.rows] == [2] and model.row_by_id(2).chunks_pending == 0

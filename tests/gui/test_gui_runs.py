@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.helpers import long_document
 from docatlas.core.base.progress import Progress
-from gui_helpers import statuses, wait_idle
+from gui_helpers import statuses, wait_idle, wait_read
 from PySide6.QtCore import Qt
 
 SMALL_CHUNKS = {"chunking__chunk_tokens": 80, "chunking__overlap_tokens": 8}
@@ -61,6 +61,7 @@ def test_pause_holds_the_run_and_resume_continues_it(qtbot, make_window, server,
     assert window.ingestion.paused and panel.stage_label.text().startswith("Paused")
     assert not panel.pause_button.isEnabled() and panel.resume_button.isEnabled()
     panel.refresh()
+    wait_read(qtbot, window)
     assert statuses(window)["letters.txt"].startswith("paused ")
 
     server.latency = 0.0
@@ -86,6 +87,7 @@ def test_closing_mid_run_stops_cleanly_and_the_next_start_offers_to_resume(qtbot
 
     again = make_window(**SMALL_CHUNKS)
     panel = again.documents_panel
+    wait_read(qtbot, again)  # the workspace is read in the background when it opens
     assert again.workspace.pending_chunks() > 0
     assert panel.resume_banner.isVisibleTo(panel)
     assert "not extracted" in panel.resume_label.text()

@@ -11,7 +11,7 @@ from docatlas.core.base import paths
 from docatlas.core.base.settings import save_settings
 from docatlas.gui import app
 from docatlas.gui.gui_state import load_state
-from gui_helpers import statuses, wait_idle
+from gui_helpers import statuses, wait_idle, wait_read
 from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
@@ -33,6 +33,7 @@ def test_workspaces_can_be_created_opened_and_reopened_from_the_recent_list(qtbo
 
     window.recent_menu.actions()[1].trigger()
     assert window.workspace.folder == first.resolve()
+    wait_read(qtbot, window)  # the reopened workspace is read in the background
     assert list(statuses(window)) == ["alpha.txt"]
     window.close()
     state = load_state()

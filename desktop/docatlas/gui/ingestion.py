@@ -1,7 +1,9 @@
 """Ingestion in the window: one writing run at a time, pause/resume/cancel, a queue of adds.
 
 The controller owns the running task; views ask it to act and listen to its signals.
-Files added while a run is busy wait in a queue and start as soon as it ends.
+Files added while a run is busy wait in a queue and start as soon as it ends. What it needs
+to know about the documents (which have work, which failed) comes from its
+`WorkspaceReader`, never from a query on the GUI thread.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from docatlas.core.base.errors import ModelNotFound, OllamaUnreachable
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
 from docatlas.gui.jobs import IngestResult, delete_job, ingest_job
-from docatlas.gui.queries import documents_with_work, failed_documents
+from docatlas.gui.models.workspace_reader import WorkspaceReader
 from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
 from docatlas.gui.workspace import Workspace
 
@@ -46,6 +48,7 @@ class IngestionController(QObject):
         self.skipped_paths: set[str] = set()  # unchanged files of the latest run (full paths)
         self.had_work: set[int] = set()  # documents with pending or failed chunks when the run started
         self.failures: tuple[tuple[str, str], ...] = ()  # files of the latest run that could not be added
+        self.reader = WorkspaceReader(tasks, workspace, self)
 
     # -- state -----------------------------------------------------------------------
     @property
@@ -105,7 +108,7 @@ class IngestionController(QObject):
 
     def retry_failed(self) -> None:
         """Run again over the failed documents (reading them again) and failed chunks."""
-        paths = [Path(d.path) for d in failed_documents(self.workspace.store)]
+        paths = [Path(p) for p in self.reader.failed_paths()]
         if self.busy:
             self.add(paths)
         elif paths:
@@ -130,7 +133,7 @@ class IngestionController(QObject):
         self.kind = "ingest"
         self.last_progress = None
         self.skipped_paths = set()
-        self.had_work = documents_with_work(self.workspace.store)
+        self.had_work = self.reader.with_work()
         self.failures = ()
         job = ingest_job(self.workspace.db_path, paths, self.settings())
         self.task = self.tasks.run(

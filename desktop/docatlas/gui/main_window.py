@@ -2,7 +2,9 @@
 
 It wires the panels to one workspace and one `TaskRunner`, keeps the Ollama indicator
 current, remembers its size and layout, and shuts down cleanly: closing during a run
-stops the run first (finished work is kept; the next start offers to resume).
+stops the run first (finished work is kept; the next start offers to resume). The status
+bar's counts come from the run's `Progress` while it runs and from the background read of
+the workspace otherwise: the GUI thread runs no SQL for them.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QP
 
 from docatlas.core.base import paths
 from docatlas.core.base.errors import DocAtlasError
+from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings, load_settings
 from docatlas.core.llm.admin import OllamaProbe
 from docatlas.gui.dialogs.interaction import Interaction
@@ -32,7 +35,7 @@ from docatlas.gui.theme import apply_theme
 from docatlas.gui.views.chat_panel import ChatPanel
 from docatlas.gui.views.documents_panel import DocumentsPanel
 from docatlas.gui.views.ollama_status import OllamaStatusButton
-from docatlas.gui.workspace import Workspace
+from docatlas.gui.workspace import READS, Workspace
 
 log = logging.getLogger("docatlas.gui.window")
 
@@ -125,6 +128,7 @@ class MainWindow(QMainWindow):
         if old is not None:
             old.deleteLater()
         self.ingestion.progressed.connect(self._show_work)
+        self.ingestion.reader.counts_read.connect(lambda _counts: self._show_idle())
         self.ingestion.state_changed.connect(self._show_idle)
         self.ingestion.documents_changed.connect(self.graph_tab.reload)
         self.ingestion.failed.connect(self._on_run_failed)
@@ -264,7 +268,9 @@ class MainWindow(QMainWindow):
     # -- status ------------------------------------------------------------------------
     def _show_work(self, item: object) -> None:
         text, done, total, eta = describe_step(item)
-        self.work_label.setText(f"{text} {done}/{total}" + (f" · ETA {duration(eta)}" if eta else ""))
+        failed = item.documents_failed + item.chunks_failed if isinstance(item, Progress) else 0
+        self.work_label.setText(f"{text} {done}/{total}" + (f" · ETA {duration(eta)}" if eta else "")
+                                + (f" · {failed} failed" if failed else ""))
         self.work_bar.setRange(0, max(1, total))
         self.work_bar.setValue(min(done, max(1, total)))
         self.work_bar.show()
@@ -275,8 +281,10 @@ class MainWindow(QMainWindow):
         if self.ingestion.paused:
             self.work_label.setText("Paused")
         elif not self.ingestion.busy:
-            counts = self.workspace.store.counts()
-            self.work_label.setText(f"Ready · {counts['documents']} documents · {counts['entities']} entities")
+            counts = self.workspace.counts
+            failed = f" · {counts.failed} failed" if counts.failed else ""
+            self.work_label.setText(f"Ready · {counts.documents} documents{failed} · {counts.chunks} chunks"
+                                    f" · {counts.entities} entities")
             self.work_bar.hide()
 
     def _on_run_failed(self, failure: TaskFailure) -> None:
@@ -337,7 +345,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop work in progress first (the window closes when it has stopped), then save the layout."""
-        if self.tasks.active and not self._quit_now():
+        if self._work_running() and not self._quit_now():
             if not self._closing:
                 self._closing = True
                 self.ingestion.cancel()
@@ -358,6 +366,10 @@ class MainWindow(QMainWindow):
         self.workspace.close()
         event.accept()
 
+    def _work_running(self) -> bool:
+        """Background work other than reads runs (a read has nothing to lose: its result is dropped)."""
+        return any(task.name not in READS for task in self.tasks.active)
+
     def _quit_now(self) -> bool:
         """Asked to close again while still stopping: offer to quit without waiting."""
         if not self._closing:
@@ -367,7 +379,7 @@ class MainWindow(QMainWindow):
             "Everything finished so far is saved; the calls in flight are asked again on the next start.")
 
     def _close_when_idle(self) -> None:
-        if self.tasks.active:
+        if self.tasks.active:  # the reads the end of the run started too: the window closes with nothing left
             QTimer.singleShot(CLOSE_POLL_MS, self._close_when_idle)
         elif self.isVisible():
             self.close()

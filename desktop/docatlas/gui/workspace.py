@@ -1,19 +1,28 @@
-"""One open workspace: its folder, a read-only connection for the GUI thread, its chats.
+"""One open workspace: its folder, its database, its chats, and the counts last read.
 
-The GUI thread reads through `store` (SQLite WAL lets it read while a background task
-writes through a connection of its own); background jobs open their own `Store` on
-`db_path`. Opening a workspace creates (and migrates) its database first, so that two
-connections never race to create it.
+The GUI thread runs no SQL. Reads run on background tasks through `read_job`, each on a
+connection of its own (SQLite WAL lets them read while a run writes); `store` is the
+connection the graph and prompts tabs still hand to their own workers. Opening a
+workspace creates (and migrates) its database first, so that two connections never race
+to create it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from docatlas.core.base import paths
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.read_models import WorkspaceCounts
 from docatlas.gui.conversations import ConversationBook
+from docatlas.gui.tasks import Job, TaskContext
 
+# The background reads of the window (a moment each): closing the window does not wait for them.
+READ_DOCUMENTS, READ_PASSAGE, READ_DELETION = "Reading the documents", "Reading the passage", \
+    "Reading what the documents support"
+READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION))
 
 class Workspace:
     """An open workspace (one data directory, one graph)."""
@@ -23,6 +32,8 @@ class Workspace:
         self.db_path = paths.database_path(self.folder)
         self.store = Store(self.db_path)
         self.conversations = ConversationBook.load(self.folder)
+        self.counts = WorkspaceCounts()  # as last read off the GUI thread (see WorkspaceReader)
+        self.open_store: Callable[[], Store] = lambda: Store(self.db_path)  # a reading connection
         self.is_open = True
 
     @property
@@ -31,11 +42,18 @@ class Workspace:
         return self.folder.name or str(self.folder)
 
     def pending_chunks(self) -> int:
-        """Chunks a run stopped before extracting (they resume on the next run)."""
-        return int(self.store.counts()["chunks_pending"])
+        """Chunks a run stopped before extracting (they resume on the next run), as last read."""
+        return self.counts.chunks_pending
+
+    def read_job(self, read: Callable[[Store], Any]) -> Job:
+        """A background job that runs `read` on a connection of its own and returns its result."""
+        def job(_context: TaskContext) -> Any:
+            with self.open_store() as store:
+                return read(store)
+        return job
 
     def close(self) -> None:
-        """Save the chats and close the read connection."""
+        """Save the chats and close the connection."""
         if self.is_open:
             self.is_open = False
             self.conversations.save()

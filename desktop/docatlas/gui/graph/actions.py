@@ -18,6 +18,7 @@ from PySide6.QtGui import QKeySequence, QUndoStack
 
 from docatlas.core.graph import edits, suggest
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.graph_reads import entity_description
 from docatlas.gui.graph import query
 from docatlas.gui.graph.commands import StoreEdit
 from docatlas.gui.graph.export import VIEW_FORMATS, export_graph, export_view
@@ -133,8 +134,7 @@ class GraphEditor(QObject):
     def describe(self, key: str) -> None:
         """Ask for a description."""
         name, _ = self._node(key)
-        rows = self.explorer.store.query("SELECT description FROM entities WHERE key = ?", (key,))
-        current = rows[0]["description"] if rows else ""
+        current = entity_description(self.explorer.store, key)
         answer = self.explorer.prompter.long_text(self.explorer, "Edit description", f"Description of “{name}”:",
                                                   current)
         if answer is not None and answer != current:

@@ -1,111 +1,20 @@
-"""What the side panel shows about an entity or a relation, read from the store (Qt-free).
+"""What the side panel shows about an entity or a relation: read models of the storage layer.
 
-Provenance comes from the per-chunk records: the passages (chunks) whose records name
-the entity or state the relation, with their documents and pages. Merged entities need
-no special case: their records are filed under the surviving key.
+The queries live in `docatlas.core.storage.graph_reads`; the explorer imports them from here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from docatlas.core.storage.graph_reads import (
+    EXCERPT_CHARS,
+    NEIGHBOUR_LIMIT,
+    PASSAGE_LIMIT,
+    EntityDetails,
+    Passage,
+    RelationDetails,
+    entity_details,
+    relation_details,
+)
 
-from docatlas.core.storage.database import Store
-
-PASSAGE_LIMIT = 200
-NEIGHBOUR_LIMIT = 500
-EXCERPT_CHARS = 160
-
-
-@dataclass(frozen=True)
-class Passage:
-    """A chunk a node or an edge came from."""
-
-    document_id: int
-    chunk_id: int
-    title: str
-    page_start: int | None
-    page_end: int | None
-    excerpt: str
-
-    @property
-    def label(self) -> str:
-        """'Title, p. 3: first words…' for a list."""
-        pages = ""
-        if self.page_start is not None:
-            same = self.page_end in (None, self.page_start)
-            pages = f", p. {self.page_start}" if same else f", pp. {self.page_start}-{self.page_end}"
-        return f"{self.title}{pages}: {self.excerpt}"
-
-
-@dataclass(frozen=True)
-class EntityDetails:
-    """One entity, its passages and its neighbours (key, name, keywords)."""
-
-    key: str
-    name: str
-    type: str
-    description: str
-    mentions: int
-    passages: list[Passage]
-    neighbours: list[tuple[str, str, str]]
-
-
-@dataclass(frozen=True)
-class RelationDetails:
-    """One relation and its passages."""
-
-    source_key: str
-    target_key: str
-    source_name: str
-    target_name: str
-    keywords: str
-    description: str
-    weight: float
-    passages: list[Passage]
-
-
-def _passages(store: Store, where: str, params: tuple) -> list[Passage]:
-    rows = store.query(
-        "SELECT DISTINCT c.document_id AS doc, c.id AS chunk, d.title AS title, c.page_start AS p0, "
-        "c.page_end AS p1, substr(c.text, 1, ?) AS text FROM chunks c JOIN documents d ON d.id = c.document_id "
-        f"WHERE c.id IN ({where}) ORDER BY c.document_id, c.idx LIMIT ?", (EXCERPT_CHARS + 40, *params, PASSAGE_LIMIT))
-    return [Passage(r["doc"], r["chunk"], r["title"], r["p0"], r["p1"], _excerpt(r["text"])) for r in rows]
-
-
-def _excerpt(text: str) -> str:
-    words = " ".join(text.split())
-    return words if len(words) <= EXCERPT_CHARS else words[:EXCERPT_CHARS].rsplit(" ", 1)[0] + "…"
-
-
-def entity_details(store: Store, key: str) -> EntityDetails | None:
-    """An entity as the panel shows it, or None when it is gone."""
-    rows = store.query("SELECT name, type, description, mentions FROM entities WHERE key = ?", (key,))
-    if not rows:
-        return None
-    row = rows[0]
-    passages = _passages(store, "SELECT chunk_id FROM chunk_entities WHERE key = ? UNION "
-                                "SELECT chunk_id FROM chunk_relations WHERE source_key = ? OR target_key = ?",
-                         (key, key, key))
-    neighbours = [(r["other"], r["name"] or r["other"], r["keywords"]) for r in store.query(
-        "SELECT CASE WHEN r.source_key = ? THEN r.target_key ELSE r.source_key END AS other, e.name AS name, "
-        "r.keywords AS keywords FROM relations r LEFT JOIN entities e ON e.key = "
-        "(CASE WHEN r.source_key = ? THEN r.target_key ELSE r.source_key END) "
-        "WHERE r.source_key = ? OR r.target_key = ? ORDER BY r.weight DESC LIMIT ?",
-        (key, key, key, key, NEIGHBOUR_LIMIT))]
-    return EntityDetails(key, row["name"], row["type"], row["description"], row["mentions"], passages, neighbours)
-
-
-def relation_details(store: Store, a: str, b: str) -> RelationDetails | None:
-    """A relation as the panel shows it, or None when it is gone."""
-    a, b = min(a, b), max(a, b)
-    rows = store.query(
-        "SELECT r.keywords, r.description, r.weight, s.name AS s, t.name AS t FROM relations r "
-        "LEFT JOIN entities s ON s.key = r.source_key LEFT JOIN entities t ON t.key = r.target_key "
-        "WHERE r.source_key = ? AND r.target_key = ?", (a, b))
-    if not rows:
-        return None
-    row = rows[0]
-    passages = _passages(store, "SELECT chunk_id FROM chunk_relations WHERE (source_key = ? AND target_key = ?) "
-                                "OR (source_key = ? AND target_key = ?)", (a, b, b, a))
-    return RelationDetails(a, b, row["s"] or a, row["t"] or b, row["keywords"], row["description"],
-                           float(row["weight"]), passages)
+__all__ = ["EXCERPT_CHARS", "NEIGHBOUR_LIMIT", "PASSAGE_LIMIT", "EntityDetails", "Passage", "RelationDetails",
+           "entity_details", "relation_details"]

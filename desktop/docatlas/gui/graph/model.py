@@ -16,6 +16,7 @@ import numpy as np
 from docatlas.core.graph import layout
 from docatlas.core.graph.layout import Cancel, Communities, GraphArrays, graph_arrays
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.graph_reads import document_keys, graph_rows
 
 SPACING = 24.0  # scene units between neighbouring nodes
 MIN_RADIUS, MAX_RADIUS = 3.0, 24.0
@@ -102,10 +103,7 @@ def arrays_of(model: GraphModel) -> GraphArrays:
 
 
 def _document_nodes(store: Store, index: dict[str, int]) -> dict[int, np.ndarray]:
-    rows = store.conn.execute(
-        "SELECT DISTINCT c.document_id, m.key FROM (SELECT chunk_id, key FROM chunk_entities"
-        " UNION ALL SELECT chunk_id, source_key FROM chunk_relations"
-        " UNION ALL SELECT chunk_id, target_key FROM chunk_relations) AS m JOIN chunks c ON c.id = m.chunk_id")
+    rows = document_keys(store)
     found: dict[int, list[int]] = {}
     for doc, key in rows:
         if key in index:
@@ -115,13 +113,7 @@ def _document_nodes(store: Store, index: dict[str, int]) -> dict[int, np.ndarray
 
 def load_model(store: Store, *, relayout: bool = False, cancel: Cancel | None = None) -> GraphModel:
     """Read the graph, lay it out (from the cache when possible) and place it in scene units."""
-    store.conn.execute("BEGIN")  # one consistent read of entities and relations
-    try:
-        entities = store.conn.execute("SELECT key, name, type FROM entities ORDER BY key").fetchall()
-        relations = store.conn.execute("SELECT source_key, target_key, weight FROM relations").fetchall()
-        documents = [(r[0], r[1]) for r in store.conn.execute("SELECT id, title FROM documents ORDER BY id")]
-    finally:
-        store.conn.execute("COMMIT")
+    entities, relations, documents = graph_rows(store)  # one consistent read of entities and relations
     keys = [r[0] for r in entities]
     graph = graph_arrays(keys, [(r[0], r[1]) for r in relations], [max(float(r[2] or 0.0), 0.1) for r in relations])
     if relayout:

@@ -1,7 +1,8 @@
 """The documents table: name, type, size, chunks, status, entities found.
 
-Rows are `DocumentSummary` read from the store; `refresh()` diffs by document id so the
-selection survives while a run updates the counts. The status text depends on the run in
+Rows are `DocumentSummary` read off the GUI thread (see `WorkspaceReader`); `refresh()`
+takes a full read and diffs by document id so the selection survives, `update()` takes the
+few rows a progress tick changed and touches only those. The status text depends on the run in
 progress (extracting n/m, paused n/m, skipped unchanged), which the model asks
 `RunView` about.
 """
@@ -14,8 +15,8 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
+from docatlas.core.storage.read_models import DocumentSummary
 from docatlas.gui.formatting import duration, human_size
-from docatlas.gui.queries import DocumentSummary
 from docatlas.gui.theme import error_color
 
 COLUMNS = ("Name", "Type", "Size", "Chunks", "Status", "Entities")
@@ -62,6 +63,9 @@ class DocumentTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.rows: list[DocumentSummary] = []
         self.run_view = run_view
+        self._position: dict[int, int] = {}  # document id -> row
+        self._by_path: dict[str, int] = {}  # path -> document id
+        self._pending: dict[int, int] = {}  # document id -> pending chunks, for the ETA
 
     # -- Qt model API ------------------------------------------------------------------
     def rowCount(self, parent: ModelIndex = ROOT) -> int:
@@ -111,19 +115,51 @@ class DocumentTableModel(QAbstractTableModel):
                 self.beginRemoveRows(QModelIndex(), position, position)
                 del self.rows[position]
                 self.endRemoveRows()
-        by_id = {r.id: r for r in rows}
-        for position, old in enumerate(self.rows):
-            new = by_id[old.id]
+        self._reindex()
+        self.update(rows)
+
+    def update(self, rows: list[DocumentSummary]) -> None:
+        """Show these rows (a few documents that changed): replace known ones, append new ones.
+
+        A row whose path another row holds replaces it: the file was read again under a new id."""
+        added: list[DocumentSummary] = []
+        for new in rows:
+            position = self._position.get(new.id)
+            if position is None:
+                previous = self._by_path.get(new.path)
+                position = self._position.get(previous) if previous is not None else None
+            if position is None:
+                added.append(new)
+                continue
+            old = self.rows[position]
             if new != old:
                 self.rows[position] = new
+                self._index_row(position, old)
                 self.dataChanged.emit(self.index(position, 0), self.index(position, len(COLUMNS) - 1))
-        known = {r.id for r in self.rows}
-        added = [r for r in rows if r.id not in known]
         if added:
             first = len(self.rows)
             self.beginInsertRows(QModelIndex(), first, first + len(added) - 1)
             self.rows += added
+            for position in range(first, len(self.rows)):
+                self._index_row(position)
             self.endInsertRows()
+
+    def _reindex(self) -> None:
+        self._position, self._by_path, self._pending = {}, {}, {}
+        for position in range(len(self.rows)):
+            self._index_row(position)
+
+    def _index_row(self, position: int, replaced: DocumentSummary | None = None) -> None:
+        row = self.rows[position]
+        if replaced is not None and replaced.id != row.id:
+            self._position.pop(replaced.id, None)
+            self._pending.pop(replaced.id, None)
+        self._position[row.id] = position
+        self._by_path[row.path] = row.id
+        if row.chunks_pending:
+            self._pending[row.id] = row.chunks_pending
+        else:
+            self._pending.pop(row.id, None)
 
     def status_changed(self) -> None:
         """The run's state changed (paused, ended): redraw the status column."""
@@ -132,7 +168,8 @@ class DocumentTableModel(QAbstractTableModel):
 
     def row_by_id(self, document_id: int) -> DocumentSummary | None:
         """The row of a document."""
-        return next((r for r in self.rows if r.id == document_id), None)
+        position = self._position.get(document_id)
+        return None if position is None else self.rows[position]
 
     # -- cells -------------------------------------------------------------------------
     def _display(self, row: DocumentSummary, column: int) -> str:
@@ -153,7 +190,7 @@ class DocumentTableModel(QAbstractTableModel):
         """When this document should be done: chunks are extracted in document order."""
         if not run.active or run.seconds_per_chunk is None or not row.chunks_pending:
             return None
-        before = sum(r.chunks_pending for r in self.rows if r.id <= row.id)
+        before = sum(n for document_id, n in self._pending.items() if document_id <= row.id)
         return before * run.seconds_per_chunk
 
     def _sort_key(self, row: DocumentSummary, column: int) -> Any:

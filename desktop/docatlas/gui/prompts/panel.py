@@ -30,6 +30,7 @@ from docatlas.core.base.settings import Settings
 from docatlas.core.prompts import store as prompt_store
 from docatlas.core.prompts.catalog import available_profiles, catalog, load_profile, spec
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.prompt_reads import chunk_texts, trial_chunks
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.ingestion import IngestionController
 from docatlas.gui.prompts.dialogs import PromptFiles
@@ -168,9 +169,7 @@ class PromptsPanel(QWidget):
         """Documents changed: the chunks to try on, and whether the graph is older than the prompts."""
         if not self.workspace.is_open:
             return
-        rows = self.workspace.store.query(
-            "SELECT c.id, c.idx, c.tokens, d.title FROM chunks c JOIN documents d ON d.id = c.document_id "
-            "ORDER BY d.id, c.idx LIMIT ?", (MAX_CHUNKS,))
+        rows = trial_chunks(self.workspace.store, MAX_CHUNKS)
         self.editor.trial.set_chunks([(r["id"], f"{r['title']} · chunk {r['idx'] + 1} ({r['tokens']} tokens)")
                                       for r in rows])
         if self.editor.state is not None:
@@ -214,8 +213,7 @@ class PromptsPanel(QWidget):
     def _update_budget(self) -> None:
         settings = self.settings()
         chunk_id = self.editor.trial.chunk_id()
-        rows = self.workspace.store.query("SELECT text FROM chunks WHERE id = ?", (chunk_id,)) \
-            if chunk_id is not None and self.workspace.is_open else []
+        rows = chunk_texts(self.workspace.store, chunk_id) if self.workspace.is_open else []
         key = self.editor.key
         name = spec(key).name if key else ""
         reply = (settings.ollama.num_predict if not key or spec(key).extraction else
@@ -279,7 +277,7 @@ class PromptsPanel(QWidget):
         if self.editor.problems:
             self.message.emit("Fix the problems of the prompt before trying it: " + self.editor.problems[0].message)
             return
-        rows = self.workspace.store.query("SELECT text FROM chunks WHERE id = ?", (chunk_id,))
+        rows = chunk_texts(self.workspace.store, chunk_id)
         if not rows:
             return
         variants = [("This text", self.editor.text())]

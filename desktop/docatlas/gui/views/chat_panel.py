@@ -24,14 +24,14 @@ from PySide6.QtWidgets import (
 
 from docatlas.core.base.errors import ModelNotFound, OllamaUnreachable
 from docatlas.core.retrieval.answer import Answer
+from docatlas.core.storage.read_models import Passage, passage
 from docatlas.gui.conversations import Turn, slim_reference
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.jobs import ask_job
-from docatlas.gui.queries import passage
 from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
 from docatlas.gui.views.chat_turn import TurnWidget
 from docatlas.gui.views.passage_viewer import PassageViewer
-from docatlas.gui.workspace import Workspace
+from docatlas.gui.workspace import READ_PASSAGE, Workspace
 
 log = logging.getLogger("docatlas.gui.chat")
 
@@ -251,7 +251,16 @@ class ChatPanel(QWidget):
     def open_reference(self, reference: dict) -> None:
         """Show the passage a reference points at, highlighted, in the passage viewer."""
         chunk = reference.get("chunk")
-        found = passage(self.workspace.store, int(chunk)) if isinstance(chunk, int) else None
+        if not isinstance(chunk, int):
+            self._show_passage(None, reference)
+            return
+        self.tasks.run(READ_PASSAGE, self.workspace.read_job(lambda store: passage(store, int(chunk))),
+                       on_success=lambda found: self._show_passage(found, reference),
+                       on_failure=lambda failure: self.message.emit(failure.message))
+
+    def _show_passage(self, found: Passage | None, reference: dict) -> None:
+        if not self.workspace.is_open:
+            return
         if self.viewer is None:
             self.viewer = PassageViewer(self.interaction, self.window())
         self.viewer.show_passage(found, reference)

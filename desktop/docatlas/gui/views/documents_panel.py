@@ -1,10 +1,15 @@
-"""The documents panel: add (buttons or drag and drop), the table, progress, run controls."""
+"""The documents panel: add (buttons or drag and drop), the table, progress, run controls.
+
+The table is filled by the controller's `WorkspaceReader` off the GUI thread: in full when
+the workspace opens and after a run, and for the documents a progress tick names while a
+run goes on.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -19,15 +24,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from docatlas.core.base.progress import Progress
+from docatlas.core.storage.read_models import entities_only_in
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.formatting import duration
 from docatlas.gui.ingestion import IngestionController, describe_step
 from docatlas.gui.models.documents_model import ID_ROLE, SORT_ROLE, STATUS, DocumentTableModel, RunView
-from docatlas.gui.queries import document_summaries, entities_only_in
+from docatlas.gui.models.workspace_reader import DocumentsRead
+from docatlas.gui.tasks import BackgroundTask, TaskFailure
 from docatlas.gui.theme import error_style
 from docatlas.gui.views.progress_delegate import ProgressDelegate
+from docatlas.gui.workspace import READ_DELETION
 
-REFRESH_MS = 300
 LISTED_ENTITIES = 12
 
 
@@ -45,8 +53,10 @@ class DocumentsPanel(QWidget):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
+        self.reader = controller.reader
+        self.deletion_read: BackgroundTask | None = None  # reading what a deletion would take with it
         self._build()
-        self._refresh_timer = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh)
+        self.reader.rows_read.connect(self._on_rows_read)
         controller.progressed.connect(self._on_progress)
         controller.state_changed.connect(self._on_state_changed)
         controller.documents_changed.connect(self.refresh)
@@ -138,10 +148,20 @@ class DocumentsPanel(QWidget):
                        worked=frozenset(c.had_work), seconds_per_chunk=rate)
 
     def refresh(self) -> None:
-        """Read the documents again and update everything that shows them."""
-        if not self.controller.workspace.is_open:
-            return
-        self.model.refresh(document_summaries(self.controller.workspace.store))
+        """Read the documents again (in the background); the table follows when the read lands."""
+        if self.controller.workspace.is_open:
+            self.reader.read_all()
+
+    @property
+    def reading(self) -> bool:
+        """A read of the documents is running or asked for."""
+        return self.reader.reading
+
+    def _on_rows_read(self, found: DocumentsRead) -> None:
+        if found.whole:
+            self.model.refresh(found.rows)
+        else:
+            self.model.update(found.rows)
         self.empty_hint.setVisible(not self.model.rows)
         self._update_buttons()
 
@@ -173,11 +193,24 @@ class DocumentsPanel(QWidget):
     def delete_selected(self) -> None:
         """Delete the selected documents after saying what will go with them."""
         ids = self.selected_ids()
-        if not ids or self.controller.busy:
+        if not ids or self.controller.busy or self.deletion_read is not None:
             return
-        store = self.controller.workspace.store
         rows = [r for r in (self.model.row_by_id(i) for i in ids) if r is not None]
-        going = entities_only_in(store, [r.path for r in rows])
+        self.deletion_read = self.controller.tasks.run(
+            READ_DELETION,
+            self.controller.workspace.read_job(lambda store: entities_only_in(store, [r.id for r in rows])),
+            on_success=lambda going: self._confirm_delete(rows, going),
+            on_failure=self._deletion_read_failed)
+
+    def _deletion_read_failed(self, failure: TaskFailure) -> None:
+        self.deletion_read = None
+        self._show_notice(failure.message, error=True)
+
+    def _confirm_delete(self, rows: list, going: list[str]) -> None:
+        self.deletion_read = None
+        if self.controller.busy or not self.controller.workspace.is_open:
+            return
+        ids = [r.id for r in rows]
         names = ", ".join(going[:LISTED_ENTITIES]) + (f" and {len(going) - LISTED_ENTITIES} more"
                                                       if len(going) > LISTED_ENTITIES else "")
         what = rows[0].name if len(rows) == 1 else f"{len(rows)} documents"
@@ -196,8 +229,11 @@ class DocumentsPanel(QWidget):
         self.overall_bar.setValue(min(done, max(1, total)))
         self.overall_bar.setFormat(f"{done}/{total}" if total else "")
         self.eta_label.setText(f"ETA {duration(eta)}" if eta else "")
-        if not self._refresh_timer.isActive():
-            self._refresh_timer.start()
+        if isinstance(item, Progress):
+            if item.stage == "load" and item.document_path:
+                self.reader.read_changed([item.document_path])
+            elif item.stage == "extract":
+                self.reader.read_changed(with_work=True)
 
     def _on_state_changed(self) -> None:
         c = self.controller
@@ -237,8 +273,8 @@ class DocumentsPanel(QWidget):
             self.eta_label.setText(f"{len(c.queue)} more waiting")
 
     def shutdown(self) -> None:
-        """Stop refreshing (the workspace is closing)."""
-        self._refresh_timer.stop()
+        """Stop reading (the workspace is closing)."""
+        self.reader.shutdown()
 
     # -- drag and drop (Qt overrides) --------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

@@ -8,9 +8,9 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QBrush, QColor, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
+from docatlas.core.storage.read_models import Passage
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.formatting import page_text
-from docatlas.gui.queries import Passage
 from docatlas.gui.views.markdown_view import InertDocument
 
 HIGHLIGHT = QColor(255, 236, 140)

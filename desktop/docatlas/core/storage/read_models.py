@@ -1,0 +1,192 @@
+"""Read models of the window: the Documents list, the status bar counts, the passage viewer.
+
+Plain functions over a `Store`, run by the window on a background thread (never on the
+GUI thread). Every per-document read goes through the `(document_id, idx)` index of
+`chunks`, so reading the documents a progress tick names costs what those documents
+hold, not what the workspace holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from docatlas.core.storage.database import Store
+
+
+@dataclass(frozen=True)
+class DocumentSummary:
+    """One row of the documents table."""
+
+    id: int
+    path: str
+    title: str
+    kind: str
+    size: int
+    status: str  # the store's: pending, done, failed
+    error: str
+    chunks: int
+    chunks_done: int
+    chunks_failed: int
+    chunks_pending: int
+    entities: int
+
+    @property
+    def name(self) -> str:
+        """The file name."""
+        return Path(self.path).name
+
+
+@dataclass(frozen=True)
+class WorkspaceCounts:
+    """The totals the status bar and the resume banner show."""
+
+    documents: int = 0
+    failed: int = 0  # documents that failed to load or have failed chunks
+    chunks: int = 0
+    chunks_pending: int = 0
+    entities: int = 0
+
+
+_SUMMARY = (
+    "SELECT d.id, d.path, d.title, d.kind, d.size, d.status, d.error, COUNT(c.id) AS chunks,"
+    " COALESCE(SUM(c.status IN ('done', 'empty')), 0) AS done,"
+    " COALESCE(SUM(c.status = 'failed'), 0) AS failed,"
+    " COALESCE(SUM(c.status = 'pending'), 0) AS pending"
+    " FROM documents d LEFT JOIN chunks c ON c.document_id = d.id {where} GROUP BY d.id ORDER BY d.id"
+)
+
+
+def _marks(values: Sequence) -> str:
+    return ",".join("?" * len(values))
+
+
+def _summaries(store: Store, where: str, params: Sequence, entities: dict[int, int]) -> list[DocumentSummary]:
+    rows = store.query(_SUMMARY.format(where=where), params)
+    return [
+        DocumentSummary(r["id"], r["path"], r["title"], r["kind"], r["size"] or 0, r["status"], r["error"] or "",
+                        r["chunks"], r["done"], r["failed"], r["pending"], entities.get(r["id"], 0))
+        for r in rows
+    ]
+
+
+def document_summaries(store: Store) -> list[DocumentSummary]:
+    """Every document with its chunk counts by status and the entities found in it (a full read)."""
+    entities = {r["id"]: r["n"] for r in store.query(
+        "SELECT c.document_id AS id, COUNT(DISTINCT e.key) AS n FROM chunk_entities e"
+        " JOIN chunks c ON c.id = e.chunk_id GROUP BY c.document_id")}
+    return _summaries(store, "", (), entities)
+
+
+def summaries_of(store: Store, document_ids: Iterable[int]) -> list[DocumentSummary]:
+    """The rows of these documents only (gone ones are left out), by id."""
+    ids = sorted(set(document_ids))
+    if not ids:
+        return []
+    entities = {r["id"]: r["n"] for r in store.query(
+        "SELECT c.document_id AS id, COUNT(DISTINCT e.key) AS n FROM chunks c"
+        f" JOIN chunk_entities e ON e.chunk_id = c.id WHERE c.document_id IN ({_marks(ids)})"
+        " GROUP BY c.document_id", ids)}
+    return _summaries(store, f"WHERE d.id IN ({_marks(ids)})", ids, entities)
+
+
+def document_ids_of(store: Store, paths: Iterable[str]) -> set[int]:
+    """Ids of the documents stored under these paths."""
+    wanted = sorted(set(paths))
+    if not wanted:
+        return set()
+    return {r["id"] for r in store.query(f"SELECT id FROM documents WHERE path IN ({_marks(wanted)})", wanted)}
+
+
+def documents_with_work(store: Store) -> set[int]:
+    """Ids of the documents that have pending or failed chunks (through the status index)."""
+    return {r["document_id"] for r in store.query(
+        "SELECT DISTINCT document_id FROM chunks WHERE status IN ('pending', 'failed')")}
+
+
+def failed_document_paths(store: Store) -> list[str]:
+    """Paths of the documents that failed to load or have failed chunks, oldest first."""
+    return [r["path"] for r in store.query(
+        "SELECT path FROM documents WHERE status = 'failed' OR id IN"
+        " (SELECT document_id FROM chunks WHERE status = 'failed') ORDER BY id")]
+
+
+def workspace_counts(store: Store) -> WorkspaceCounts:
+    """Documents, failed documents, chunks, pending chunks and entities, in one read."""
+    row = store.query(
+        "SELECT (SELECT COUNT(*) FROM documents) AS documents,"
+        " (SELECT COUNT(*) FROM documents WHERE status = 'failed' OR id IN"
+        "  (SELECT document_id FROM chunks WHERE status = 'failed')) AS failed,"
+        " (SELECT COUNT(*) FROM chunks) AS chunks,"
+        " (SELECT COUNT(*) FROM chunks WHERE status = 'pending') AS chunks_pending,"
+        " (SELECT COUNT(*) FROM entities) AS entities")[0]
+    return WorkspaceCounts(row["documents"], row["failed"], row["chunks"], row["chunks_pending"], row["entities"])
+
+
+def entities_only_in(store: Store, document_ids: Sequence[int]) -> list[str]:
+    """Names of the entities that would disappear with these documents: no other document supports them.
+
+    An entity is supported by a chunk that names it or states a relation with it."""
+    ids = sorted(set(document_ids))
+    if not ids:
+        return []
+    marks = _marks(ids)
+    keys = [r["key"] for r in store.query(
+        "SELECT e.key AS key FROM chunks c JOIN chunk_entities e ON e.chunk_id = c.id"
+        f" WHERE c.document_id IN ({marks})"
+        " UNION SELECT r.source_key FROM chunks c JOIN chunk_relations r ON r.chunk_id = c.id"
+        f" WHERE c.document_id IN ({marks})"
+        " UNION SELECT r.target_key FROM chunks c JOIN chunk_relations r ON r.chunk_id = c.id"
+        f" WHERE c.document_id IN ({marks})", ids * 3)]
+    going = [key for key in keys if not _supported_elsewhere(store, key, ids)]
+    if not going:
+        return []
+    names = {r["key"]: r["name"] for r in store.query(
+        f"SELECT key, name FROM entities WHERE key IN ({_marks(going)})", going)}
+    return sorted((names.get(k, k) for k in going), key=str.casefold)
+
+
+def _supported_elsewhere(store: Store, key: str, ids: list[int]) -> bool:
+    marks = _marks(ids)
+    return bool(store.query(
+        "SELECT 1 FROM chunk_entities e JOIN chunks c ON c.id = e.chunk_id"
+        f" WHERE e.key = ? AND c.document_id NOT IN ({marks})"
+        " UNION ALL SELECT 1 FROM chunk_relations r JOIN chunks c ON c.id = r.chunk_id"
+        f" WHERE r.source_key = ? AND c.document_id NOT IN ({marks})"
+        " UNION ALL SELECT 1 FROM chunk_relations r JOIN chunks c ON c.id = r.chunk_id"
+        f" WHERE r.target_key = ? AND c.document_id NOT IN ({marks}) LIMIT 1",
+        (key, *ids, key, *ids, key, *ids)))
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A chunk of a document with its neighbours, for the passage viewer."""
+
+    document_id: int
+    path: str
+    title: str
+    chunk_id: int
+    chunks: tuple[dict, ...]  # {id, idx, text, page_start, page_end}, in order
+    total_chunks: int
+
+
+def passage(store: Store, chunk_id: int, neighbours: int = 2) -> Passage | None:
+    """The chunk `chunk_id` and up to `neighbours` chunks either side; None if it is gone."""
+    found = store.query(
+        "SELECT c.document_id, c.idx, d.path, d.title FROM chunks c JOIN documents d ON d.id = c.document_id"
+        " WHERE c.id = ?", (chunk_id,))
+    if not found:
+        return None
+    row = found[0]
+    chunks = store.query(
+        "SELECT id, idx, text, page_start, page_end FROM chunks WHERE document_id = ? AND idx BETWEEN ? AND ?"
+        " ORDER BY idx", (row["document_id"], row["idx"] - neighbours, row["idx"] + neighbours))
+    total = store.query("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?", (row["document_id"],))[0]["n"]
+    return Passage(row["document_id"], row["path"], row["title"], chunk_id, tuple(chunks), total)
+
+
+def chunk_text(store: Store, chunk_id: int) -> str | None:
+    """The text of one chunk, or None when it is gone."""
+    rows = store.query("SELECT text FROM chunks WHERE id = ?", (chunk_id,))
+    return rows[0]["text"] if rows else None
