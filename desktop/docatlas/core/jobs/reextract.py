@@ -17,7 +17,6 @@ Three steps, each optional to skip and none calling the model:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -28,6 +27,7 @@ from docatlas.core.ingest.extract import extract_chunk
 from docatlas.core.llm.replay import NotCached, ReplayLLM
 from docatlas.core.prompts.catalog import Profile
 from docatlas.core.prompts.store import extraction_profile
+from docatlas.core.storage import records
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.lock import writes_workspace
 
@@ -55,7 +55,7 @@ def rederive(store: Store, settings: Settings, *, summarize: Summarizer | None =
     if reparse:
         reparse_chunks(store, settings, report)
     else:
-        report.chunks = _finished_count(store)
+        report.chunks = records.finished_count(store)
     report.rekeyed = rekey(store)
     rebuild(store, None, summarize)
     counts = store.counts()
@@ -68,25 +68,24 @@ def reparse_chunks(store: Store, settings: Settings, report: RederiveReport | No
     report = report or RederiveReport()
     profiles: dict[str, Profile | None] = {}
     replay = replace(settings.extraction, gleaning=REPLAY_ROUNDS, loop_check=False)
-    rows = store.query("SELECT id, text, profile, model FROM chunks WHERE status IN ('done', 'empty') ORDER BY id")
-    for row in rows:
+    for row in records.finished_chunks(store):
         report.chunks += 1
-        profile = _profile(store, profiles, row["profile"] or settings.extraction.profile)
+        profile = _profile(store, profiles, row.profile or settings.extraction.profile)
         if profile is None:
             report.kept += 1
             continue
-        llm = ReplayLLM(settings.ollama, store, model=row["model"] or settings.ollama.model)
+        llm = ReplayLLM(settings.ollama, store, model=row.model or settings.ollama.model)
         try:
-            result = extract_chunk(llm, profile, row["text"], replay)
+            result = extract_chunk(llm, profile, row.text, replay)
         except NotCached:
             report.kept += 1
             continue
         report.reparsed += 1
-        if _records_of(store, row["id"]) == _records(result.entities, result.relations):
+        if records.chunk_records(store, row.id) == _records(result.entities, result.relations):
             continue
         report.changed += 1
         store.finish_chunk(
-            row["id"], result.entities, result.relations, status=result.status, profile=profile.name,
+            row.id, result.entities, result.relations, status=result.status, profile=profile.name,
             model=llm.model, calls=0, keys=[entity_key(e.name) for e in result.entities],
             relation_keys=[(entity_key(r.source), entity_key(r.target)) for r in result.relations],
         )
@@ -105,20 +104,15 @@ def rekey(store: Store) -> int:
 
     entity_updates = [
         (canonical(name), rowid)
-        for rowid, key, name in store.conn.execute("SELECT rowid, key, name FROM chunk_entities")
+        for rowid, key, name in records.entity_record_names(store)
         if canonical(name) != key
     ]
     relation_updates = []
-    for rowid, sk, tk, source, target in store.conn.execute(
-        "SELECT rowid, source_key, target_key, source, target FROM chunk_relations"
-    ):
+    for rowid, sk, tk, source, target in records.relation_record_names(store):
         new = (canonical(source), canonical(target))
         if new != (sk, tk):
             relation_updates.append((*new, rowid))
-    with store.transaction() as conn:
-        conn.executemany("UPDATE chunk_entities SET key = ? WHERE rowid = ?", entity_updates)
-        conn.executemany("UPDATE chunk_relations SET source_key = ?, target_key = ? WHERE rowid = ?",
-                         relation_updates)
+    records.refile_records(store, entity_updates, relation_updates)
     return len(entity_updates) + len(relation_updates)
 
 
@@ -137,46 +131,16 @@ def _records(entities: list, relations: list) -> tuple[list[tuple], list[tuple]]
             [(r.source, r.target, r.keywords, r.description, r.strength) for r in relations])
 
 
-def _records_of(store: Store, chunk_id: int) -> tuple[list[tuple], list[tuple]]:
-    entities = [tuple(r) for r in store.conn.execute(
-        "SELECT name, type, description FROM chunk_entities WHERE chunk_id = ? ORDER BY rowid", (chunk_id,))]
-    relations = [tuple(r) for r in store.conn.execute(
-        "SELECT source, target, keywords, description, strength FROM chunk_relations WHERE chunk_id = ? "
-        "ORDER BY rowid", (chunk_id,))]
-    return entities, relations
-
-
-def _finished_count(store: Store) -> int:
-    return store.query("SELECT COUNT(*) AS n FROM chunks WHERE status IN ('done', 'empty')")[0]["n"]
-
-
 @writes_workspace("re-extract")
 def requeue_chunks(store: Store, chunk_ids: Iterable[int], summarize: Summarizer | None = None) -> set[str]:
     """Send chunks back to `pending` without their records, and re-derive what those supported.
 
     The next run (ingestion, or Resume) extracts them again. Returns the entity keys touched.
     """
-    ids = [(int(i),) for i in chunk_ids]
+    ids = [int(i) for i in chunk_ids]
     if not ids:
         return set()
-    with store.transaction() as conn:
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS requeue (id INTEGER PRIMARY KEY)")
-        conn.execute("DELETE FROM temp.requeue")
-        conn.executemany("INSERT OR IGNORE INTO temp.requeue(id) VALUES (?)", ids)
-        touched = {r[0] for r in conn.execute(
-            "SELECT key FROM chunk_entities WHERE chunk_id IN (SELECT id FROM temp.requeue)")}
-        for source, target in conn.execute("SELECT source_key, target_key FROM chunk_relations "
-                                           "WHERE chunk_id IN (SELECT id FROM temp.requeue)"):
-            touched.update((source, target))
-        documents = [r[0] for r in conn.execute(
-            "SELECT DISTINCT document_id FROM chunks WHERE id IN (SELECT id FROM temp.requeue)")]
-        conn.execute("DELETE FROM chunk_entities WHERE chunk_id IN (SELECT id FROM temp.requeue)")
-        conn.execute("DELETE FROM chunk_relations WHERE chunk_id IN (SELECT id FROM temp.requeue)")
-        conn.execute("UPDATE chunks SET status = 'pending', error = NULL, prompt_hash = NULL, updated_at = ? "
-                     "WHERE id IN (SELECT id FROM temp.requeue)", (time.time(),))
-        if touched:  # cleared by the rebuild below; a crash before it makes the next run rebuild all
-            conn.execute("INSERT INTO meta(key, value) VALUES ('graph_dirty', '1') "
-                         "ON CONFLICT(key) DO UPDATE SET value = '1'")
+    touched, documents = records.requeue(store, ids)
     for document_id in documents:
         store.refresh_document_status(document_id)
     rebuild(store, touched, summarize)
