@@ -1,4 +1,4 @@
-"""The background jobs of the window: core generators wrapped for `tasks.TaskRunner`.
+"""The workspace's background jobs: core generators wrapped for `tasks.TaskRunner`.
 
 Each job opens its own `Store` on the workspace database (the writer, on the task's
 thread) and its own Ollama client, and closes both when it ends. No Qt here.
@@ -6,7 +6,7 @@ thread) and its own Ollama client, and closes both when it ends. No Qt here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +42,14 @@ def ingest_job(db_path: Path, paths: Sequence[Path], settings: Settings) -> Job:
                 llm.close()
         warning = " ".join(last.warnings) if last is not None else ""
         return IngestResult(last, context.cancel.is_set(), warning)
+    return run
+
+
+def write_job(db_path: Path, work: Callable[[Store], object]) -> Job:
+    """Run `work` on a store of its own (saves, resets, imports, graph edits); run it with writes=True."""
+    def run(context: TaskContext) -> object:
+        with Store(db_path) as store:
+            return work(store)
     return run
 
 
