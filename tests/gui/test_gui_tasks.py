@@ -290,3 +290,17 @@ def test_shutdown_cancels_and_does_not_wait_for_a_slow_call(qtbot):
     gate.set()
     assert task.wait(5000)
     assert saw_cancel == [True] and runner.active == []
+
+
+def test_a_job_marked_as_writing_the_workspace_goes_to_the_writer(qtbot, tmp_path):
+    from docatlas.core.storage.database import Store
+    from docatlas.gui.jobs import write_job
+
+    runner = TaskRunner()
+    names = []
+    with Store(tmp_path / "workspace.db"):
+        pass
+    write = write_job(tmp_path / "workspace.db", lambda store: names.append(threading.current_thread().name))
+    read = runner.run("a read", lambda context: names.append(threading.current_thread().name))
+    _wait_done(qtbot, read, runner.run("a write", write))
+    assert sorted(names) == ["docatlas-reader-1", "docatlas-writer"]

@@ -9,62 +9,31 @@ waiting, and two with the same key never run at once.
 
 The threads never call the GUI. Whatever a job produces (progress, result, failure) goes
 into one locked outbox, and `notify()` (a payload-free Qt signal, connected queued) is
-called when the outbox stops being empty; the GUI thread drains it. The threads hold no
-reference to what they handed over (see `_Lanes._hand_over`), so jobs, results and
-whatever they hold are released by the GUI thread, never on a worker's own thread.
+called when the outbox stops being empty; the GUI thread drains it. Emitting a signal
+that carries Python objects from a worker can deadlock PySide (the GUI thread holds the
+GIL and waits on a lock the emission holds), and so can a Qt object destroyed on a
+worker's own thread (a frozen window about one start in fifteen, with the old QThread
+workers): so the threads hold no Qt object, and keep no reference to what they hand over
+(see `Lanes._hand_over`), so jobs, results and what they hold are released by the GUI
+thread. The threads are daemons: a model call still running never holds up the exit.
 """
 
 from __future__ import annotations
 
 import inspect
-import logging
 import threading
 import weakref
 from collections import deque
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
 from typing import Any
 
-from docatlas.core.base.errors import Cancelled, DocAtlasError
+from docatlas.core.base.errors import Cancelled
+from docatlas.gui.task_context import Job, TaskContext, failure_of
 
-log = logging.getLogger("docatlas.gui.tasks")
-
-UNEXPECTED = "{what} failed unexpectedly; the details are in the log (Help > Open Log File)."
 READERS = 4  # reader threads at most: model calls may hold some for minutes
 IDLE_SECONDS = 30.0  # an idle thread ends after this long (a new one starts when work comes)
 NOT_STARTED = "{what} was cancelled before it started."
 PROGRESS, SUCCESS, FAILURE, DROPPED = "progress", "success", "failure", "dropped"
-
-
-class TaskContext:
-    """What a running job may use: the cancel flag and a thread-safe progress reporter."""
-
-    def __init__(self, cancel: threading.Event, report: Callable[[object], None]):
-        self.cancel = cancel
-        self.report = report
-
-
-Job = Callable[[TaskContext], Any]
-
-
-@dataclass(frozen=True)
-class TaskFailure:
-    """Why a task ended without a result: one sentence for the user, and the exception."""
-
-    message: str
-    error: BaseException
-    cancelled: bool = False
-
-
-def failure_of(what: str, error: BaseException) -> TaskFailure:
-    """Turn an exception into a TaskFailure; unexpected ones are logged with their traceback."""
-    if isinstance(error, Cancelled):
-        return TaskFailure(error.message, error, cancelled=True)
-    if isinstance(error, DocAtlasError):
-        log.warning("%s: %s", what, error.message)
-        return TaskFailure(error.message, error)
-    log.error("%s failed unexpectedly", what, exc_info=error)
-    return TaskFailure(UNEXPECTED.format(what=what), error)
 
 
 class Work:

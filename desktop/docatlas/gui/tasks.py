@@ -7,8 +7,9 @@ Jobs never touch widgets.
 
 `run(name, job, writes=..., key=...)` returns a `BackgroundTask` whose signals arrive in
 the GUI thread:
-- writes=True: the job runs on the one writer thread, in the order asked (every job that
-  writes the workspace); otherwise on one of a few reader threads.
+- writes: the job runs on the one writer thread, in the order asked (every job that
+  writes the workspace; its factory marks it with `writes_workspace`, or pass
+  writes=True); otherwise on one of a few reader threads.
 - key: latest-only; a newer task with the same key drops the one still waiting (it ends
   with `dropped` set and neither `succeeded` nor `failed`), and two never run at once.
 - pause(): a generator job is not pulled between two items; resume() continues.
@@ -27,21 +28,11 @@ from collections.abc import Callable, Hashable
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
-from docatlas.gui.task_threads import (
-    DROPPED,
-    FAILURE,
-    PROGRESS,
-    READERS,
-    UNEXPECTED,
-    Job,
-    Lanes,
-    TaskContext,
-    TaskFailure,
-    Work,
-    failure_of,
-)
+from docatlas.gui.task_context import UNEXPECTED, Job, TaskContext, TaskFailure, failure_of, is_writer, writes_workspace
+from docatlas.gui.task_threads import DROPPED, FAILURE, PROGRESS, READERS, Lanes, Work
 
-__all__ = ["UNEXPECTED", "BackgroundTask", "Job", "TaskContext", "TaskFailure", "TaskRunner", "failure_of"]
+__all__ = ["UNEXPECTED", "BackgroundTask", "Job", "TaskContext", "TaskFailure", "TaskRunner", "failure_of",
+           "writes_workspace"]
 
 
 class _Mailbox(QObject):
@@ -120,11 +111,13 @@ class TaskRunner(QObject):
         on_success: Callable[[object], None] | None = None,
         on_failure: Callable[[TaskFailure], None] | None = None,
         on_finished: Callable[[], None] | None = None,
-        writes: bool = False,
+        writes: bool | None = None,
         key: Hashable | None = None,
     ) -> BackgroundTask:
-        """Queue `job`; the handlers are called in the GUI thread (see the module docstring)."""
-        work = Work(self.lanes, name, job, writes, key)
+        """Queue `job`; the handlers are called in the GUI thread (see the module docstring).
+
+        `writes` defaults to what the job's factory declared (`writes_workspace`)."""
+        work = Work(self.lanes, name, job, is_writer(job) if writes is None else writes, key)
         task = BackgroundTask(self, work)
         for signal, handler in ((task.progressed, on_progress), (task.succeeded, on_success),
                                 (task.failed, on_failure), (task.finished, on_finished)):

@@ -151,7 +151,7 @@ class GraphExplorer(QWidget):
 
     def _load_failed(self, failure: TaskFailure) -> None:
         self._loading = False
-        if self._closed:
+        if self._closed or failure.cancelled:  # the window is closing: nothing to tell
             return
         message = failure.message
         self.status.setText(message)

@@ -22,7 +22,7 @@ from docatlas.gui.graph.model import GraphModel, load_communities, load_model
 from docatlas.gui.graph.query import ViewSpec
 from docatlas.gui.graph.render import Rendered, render_image
 from docatlas.gui.graph.scene import Scene, build_scene
-from docatlas.gui.tasks import Job, TaskContext
+from docatlas.gui.tasks import Job, TaskContext, writes_workspace
 
 Built = tuple[GraphModel, Scene, query.Look]
 
@@ -78,7 +78,7 @@ def suggest_job(db_path: Path) -> Job:
     def run(context: TaskContext) -> None:
         with Store(db_path) as store:
             suggest.suggest_merges(store)
-    return run
+    return writes_workspace(run)
 
 
 def export_job(db_path: Path, fmt: str, path: Path) -> Job:

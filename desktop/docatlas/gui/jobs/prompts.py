@@ -23,7 +23,7 @@ from docatlas.core.prompts import store as prompt_store
 from docatlas.core.prompts.catalog import spec, token_count
 from docatlas.core.storage.database import Store
 from docatlas.gui.jobs.workspace import write_job
-from docatlas.gui.tasks import Job, TaskContext
+from docatlas.gui.tasks import Job, TaskContext, writes_workspace
 
 
 @dataclass(frozen=True)
@@ -110,4 +110,4 @@ def requeue_job(db_path: Path, settings: Settings) -> Job:
                                         cancel=context.cancel)
             requeue_chunks(store, ids, summarize)
             return len(ids)
-    return run
+    return writes_workspace(run)

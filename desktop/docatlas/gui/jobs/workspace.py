@@ -17,7 +17,7 @@ from docatlas.core.llm.admin import OllamaProbe, PullStatus, probe, pull_model
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.retrieval.answer import Answer, ask
 from docatlas.core.storage.database import Store
-from docatlas.gui.tasks import Job, TaskContext
+from docatlas.gui.tasks import Job, TaskContext, writes_workspace
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def ingest_job(db_path: Path, paths: Sequence[Path], settings: Settings) -> Job:
                 llm.close()
         warning = " ".join(last.warnings) if last is not None else ""
         return IngestResult(last, context.cancel.is_set(), warning)
-    return run
+    return writes_workspace(run)
 
 
 def write_job(db_path: Path, work: Callable[[Store], object]) -> Job:
@@ -50,7 +50,7 @@ def write_job(db_path: Path, work: Callable[[Store], object]) -> Job:
     def run(context: TaskContext) -> object:
         with Store(db_path) as store:
             return work(store)
-    return run
+    return writes_workspace(run)
 
 
 def delete_job(db_path: Path, document_ids: Sequence[int]) -> Job:
@@ -60,7 +60,7 @@ def delete_job(db_path: Path, document_ids: Sequence[int]) -> Job:
             for document_id in document_ids:
                 remove_document(store, document_id)
         return len(document_ids)
-    return run
+    return writes_workspace(run)
 
 
 def ask_job(db_path: Path, settings: Settings, question: str, mode: str, history: list[dict]) -> Job:

@@ -254,7 +254,7 @@ class PromptsPanel(QWidget):
             self.refresh()
             self.changed.emit()
 
-        self.write_task = self.tasks.run(what, job, writes=True, on_success=done,
+        self.write_task = self.tasks.run(what, job, on_success=done,
                                          on_failure=self._failed, on_finished=finished)
 
     def _failed(self, failure: TaskFailure) -> None:
