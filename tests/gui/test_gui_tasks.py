@@ -304,3 +304,24 @@ def test_a_job_marked_as_writing_the_workspace_goes_to_the_writer(qtbot, tmp_pat
     read = runner.run("a read", lambda context: names.append(threading.current_thread().name))
     _wait_done(qtbot, read, runner.run("a write", write))
     assert sorted(names) == ["docatlas-reader-1", "docatlas-writer"]
+
+
+def test_idle_comes_when_the_last_counted_task_has_finished(qtbot):
+    runner = TaskRunner()
+    gate = threading.Event()
+    drawing = runner.run("draw", lambda context: gate.wait(5), key="canvas")  # view work is not counted
+    with qtbot.waitSignal(runner.idle, timeout=5000):
+        runner.run("a write", lambda context: None, writes=True)
+    assert runner.active == [] and not drawing.is_done
+    gate.set()
+    _wait_done(qtbot, drawing)
+
+
+def test_the_window_and_its_graph_tab_share_one_runner(qtbot, make_window):
+    window = make_window()
+    explorer = window.graph_tab
+    users = (explorer, explorer.editor, explorer.canvas.renderer, explorer.minimap)
+    assert all(user.tasks is window.tasks for user in users)
+    with qtbot.waitSignal(explorer.loaded, timeout=20_000):
+        window.tabs.setCurrentWidget(explorer)
+        explorer.reload()

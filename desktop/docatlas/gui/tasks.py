@@ -93,6 +93,8 @@ class BackgroundTask(QObject):
 class TaskRunner(QObject):
     """Runs jobs on the writer or the reader threads and calls their handlers in the GUI thread."""
 
+    idle = Signal()  # the last task counted by `active` has finished (a closing window can go)
+
     def __init__(self, parent: QObject | None = None, readers: int = READERS):
         super().__init__(parent)
         self._mailbox = _Mailbox(self)
@@ -146,6 +148,8 @@ class TaskRunner(QObject):
             else:
                 task.succeeded.emit(value)
             task.finished.emit()
+            if task.key is None and not self.active:
+                self.idle.emit()
 
     @property
     def active(self) -> list[BackgroundTask]:
