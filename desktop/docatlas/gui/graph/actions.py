@@ -1,7 +1,7 @@
 """The explorer's edits and exports: asks what to do, pushes undoable commands, runs them in order.
 
-Each edit is a `StoreEdit` on the explorer's `QUndoStack`; its store work is a
-`write_job` on the window runner's writer thread (a connection of its own, in the order
+Each edit is a `StoreEdit` on the explorer's `QUndoStack`; its store work is an
+`edit_job` on the window runner's writer thread (a connection of its own, in the order
 made), and the graph is reloaded after it (the layout cache keeps every node where it
 was). Questions go through the explorer's `Prompter`, so tests answer them without a
 modal dialog. The editor knows the explorer only as an `EditedView` (defined here), so
@@ -27,8 +27,7 @@ from docatlas.gui.graph.export import VIEW_FORMATS, export_view
 from docatlas.gui.graph.model import GraphModel
 from docatlas.gui.graph.suggestions import SuggestionsDialog
 from docatlas.gui.graph.toolbar import GraphToolbar
-from docatlas.gui.jobs.graph import export_job, suggest_job
-from docatlas.gui.jobs.workspace import write_job
+from docatlas.gui.jobs.graph import edit_job, export_job, suggest_job
 from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
 
 FILTERS = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "graphml": "GraphML (*.graphml)",
@@ -90,7 +89,7 @@ class GraphEditor(QObject):
 
     def run_edit(self, job: Callable[[Store], None], command: StoreEdit) -> None:
         """Queue a store job (see `commands.EditHost`)."""
-        self._write("Editing the graph", write_job(self.explorer.store.path, job), lambda _: self._done(),
+        self._write("Editing the graph", edit_job(self.explorer.store.path, job), lambda _: self._done(),
                     lambda failure: self._failed(failure, command))
 
     def _write(self, name: str, job, on_success: Callable, on_failure: Callable | None = None) -> None:
@@ -108,8 +107,7 @@ class GraphEditor(QObject):
             self.explorer.reload()
 
     def _failed(self, failure: TaskFailure, command: StoreEdit) -> None:
-        error = failure.error
-        message = str(error) if isinstance(error, ValueError) else failure.message  # EditError is a ValueError
+        message = failure.message
         index = self.stack.index()
         if index > 0 and self.stack.command(index - 1) is command:
             command.setObsolete(True)

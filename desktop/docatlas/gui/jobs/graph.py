@@ -2,18 +2,20 @@
 
 Loading and scene building run on reader threads (latest-only, by key); edits, merge
 suggestions and exports of the whole graph write or read the store on a connection of
-their own (edits through `workspace.write_job`, on the writer thread). No widgets here:
+their own (edits and suggestions on the writer thread). No widgets here:
 the images are painted into a `QImage`, which Qt allows off the GUI thread.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QImage, QTransform
 
+from docatlas.core.base.errors import DocAtlasError
 from docatlas.core.graph import suggest
 from docatlas.core.graph.export import export
 from docatlas.core.storage.database import Store
@@ -71,6 +73,17 @@ def overview_job(scene: Scene, size: QSize, transform: QTransform, ratio: float)
     def run(context: TaskContext) -> QImage:
         return render_image(scene, size, transform, ratio)
     return run
+
+
+def edit_job(db_path: Path, work: Callable[[Store], None]) -> Job:
+    """Apply or undo one graph edit; a refused edit (`EditError`, a ValueError) ends as its own sentence."""
+    def run(context: TaskContext) -> None:
+        with Store(db_path) as store:
+            try:
+                work(store)
+            except ValueError as exc:  # the view was stale, a name is taken, ...: the user's sentence
+                raise DocAtlasError(str(exc)) from exc
+    return writes_workspace(run)
 
 
 def suggest_job(db_path: Path) -> Job:
