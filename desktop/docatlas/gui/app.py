@@ -16,19 +16,18 @@ from pathlib import Path
 from types import TracebackType
 
 from PySide6.QtCore import QEvent, QObject, QTimer, QtMsgType, qInstallMessageHandler
-from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox
 
 from docatlas import __version__
 from docatlas.core.base import paths
 from docatlas.core.base.errors import DocAtlasError
-from docatlas.core.base.resources import resource_dir
 from docatlas.gui.gui_state import GuiState, load_state
+from docatlas.gui.icons import ICON_SIZES as ICON_SIZES  # re-exported: tests and packaging read it here
+from docatlas.gui.icons import app_icon
 from docatlas.gui.theme import apply_theme, follow_system
 
 log = logging.getLogger("docatlas.gui")
 
-ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 # Smoke tests and bench/cold_start.py: close the window by itself this many ms after it opens.
 QUIT_AFTER_ENV = "DOCATLAS_QUIT_AFTER_MS"
 FIRST_PAINT_MESSAGE = "first window painted at epoch %.3f"
@@ -51,15 +50,6 @@ def choose_workspace(data_dir: str | None, state: GuiState) -> Path:
     if state.last_workspace and Path(state.last_workspace).is_dir():
         return Path(state.last_workspace)
     return paths.data_dir()
-
-
-def app_icon() -> QIcon:
-    """DocAtlas's icon at every size it ships (resources/icons/docatlas-<N>.png)."""
-    icon = QIcon()
-    folder = resource_dir("icons")
-    for size in ICON_SIZES:
-        icon.addFile(str(folder / f"docatlas-{size}.png"))
-    return icon
 
 
 class _FirstPaint(QObject):

@@ -104,7 +104,7 @@ class MainWindow(QMainWindow):
         self.documents_panel = DocumentsPanel(self.ingestion, self.interaction)
         self.chat_panel = ChatPanel(self.tasks, self.workspace, lambda: self.settings, self.interaction)
         old_prompts, old_graph = self.prompts_tab, self.graph_tab
-        self.graph_tab = GraphExplorer(self.workspace.store)
+        self.graph_tab = GraphExplorer(self.workspace.store, tasks=self.tasks)
         self.graph_tab.open_passage.connect(lambda _document, chunk: self.show_passage(chunk))
         self.graph_tab.failed.connect(self.show_error)
         self.prompts_tab = PromptsPanel(self.tasks, self.workspace, lambda: self.settings, self.interaction,

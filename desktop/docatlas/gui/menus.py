@@ -1,17 +1,70 @@
-"""The main window's menus and keyboard shortcuts."""
+"""The main window's menus and keyboard shortcuts.
+
+The menus know the window only as a `MenuHost` (defined here), so the import goes one way:
+main_window -> menus.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QTabWidget
 
 from docatlas.gui.dialogs.about import show_about
-from docatlas.gui.gui_state import THEMES
+from docatlas.gui.gui_state import THEMES, GuiState
+from docatlas.gui.ingestion import IngestionController
+from docatlas.gui.views.chat_panel import ChatPanel
+from docatlas.gui.views.documents_panel import DocumentsPanel
+from docatlas.gui.workspace import Workspace
 
-if TYPE_CHECKING:
-    from docatlas.gui.main_window import MainWindow
+
+class MenuHost(Protocol):
+    """What the menus need of the main window (a QMainWindow): its panels and its commands."""
+
+    state: GuiState
+    workspace: Workspace
+    tabs: QTabWidget
+    chat_dock: QDockWidget
+    documents_panel: DocumentsPanel
+    ingestion: IngestionController
+    chat_panel: ChatPanel
+    recent_menu: QMenu
+
+    def menuBar(self) -> QMenuBar:
+        """The window's menu bar."""
+
+    def close(self) -> bool:
+        """Close the window."""
+
+    def new_workspace(self) -> None:
+        """Create a workspace."""
+
+    def choose_workspace(self) -> None:
+        """Open another workspace."""
+
+    def refresh(self) -> None:
+        """Read the workspace again."""
+
+    def focus_question(self) -> None:
+        """Go to the question box."""
+
+    def set_theme(self, theme: str) -> None:
+        """Use another theme."""
+
+    def open_ollama_setup(self, reason: str = "") -> object:
+        """Show the Ollama set-up dialog."""
+
+    def check_ollama(self) -> None:
+        """Probe Ollama again."""
+
+    def open_log_file(self) -> None:
+        """Open the log."""
+
+    def open_log_folder(self) -> None:
+        """Open the log's folder."""
+
+
 
 
 def _action(menu: QMenu, text: str, slot, shortcut: QKeySequence | str | None = None, tip: str = "") -> QAction:
@@ -24,7 +77,7 @@ def _action(menu: QMenu, text: str, slot, shortcut: QKeySequence | str | None = 
     return action
 
 
-def build_menus(window: MainWindow) -> dict[str, QAction]:
+def build_menus(window: MenuHost) -> dict[str, QAction]:
     """Create the menu bar; return the actions by name (tests and state updates use them)."""
     bar = window.menuBar()
     actions: dict[str, QAction] = {}
@@ -65,7 +118,7 @@ def build_menus(window: MainWindow) -> dict[str, QAction]:
     view.addAction(actions["toggle_chat"])
     view.addSeparator()
     theme_menu = view.addMenu("&Theme")
-    group = QActionGroup(window)
+    group = QActionGroup(window)  # the host is a QMainWindow
     for theme in THEMES:
         action = _action(theme_menu, theme.capitalize(), lambda t=theme: window.set_theme(t))
         action.setCheckable(True)

@@ -1,206 +1,108 @@
-"""The one way DocAtlas runs background work: a job on a QThread, reported by signals.
+"""The one way DocAtlas runs background work: `TaskRunner`, one per window.
 
 A *job* is a callable taking a `TaskContext`. It may be a generator (every yielded item is
 relayed as progress; its return value is the result) or a plain function (it may call
 `context.report(item)` for progress, e.g. streamed tokens; its return value is the result).
-The worker pulls the generator on its own thread and only ever talks to the GUI thread
-through queued signals, so widgets are touched only by the GUI thread.
+Jobs never touch widgets.
 
-- pause(): the worker stops pulling between two items (a core generator then starts no
-  new work); resume() continues.
-- cancel(): sets `context.cancel`; core generators honour it at their next step and end
-  cleanly (work done so far is kept); a paused task is woken to do so.
+`run(name, job, writes=..., key=...)` returns a `BackgroundTask` whose signals arrive in
+the GUI thread:
+- writes: the job runs on the one writer thread, in the order asked (every job that
+  writes the workspace; its factory marks it with `writes_workspace`, or pass
+  writes=True); otherwise on one of a few reader threads.
+- key: latest-only; a newer task with the same key drops the one still waiting (it ends
+  with `dropped` set and neither `succeeded` nor `failed`), and two never run at once.
+- pause(): a generator job is not pulled between two items; resume() continues.
+- cancel(): sets `context.cancel` (core generators end cleanly at their next step, keeping
+  the work done); a paused task is woken to see it, a waiting one never starts.
 
-Handlers receive, in the GUI thread: progress items, the result, or a `TaskFailure` that
-holds one user sentence (the full detail is in the log).
+The worker threads hand everything over through one locked outbox and a payload-free
+signal (`_Mailbox.ready`, connected queued); the slot drains the outbox in the GUI thread
+and emits the task's signals there. No Python object is emitted from a worker, nothing
+polls, and jobs and results are released by the GUI thread (see `task_threads`).
 """
 
 from __future__ import annotations
 
-import inspect
-import logging
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Hashable
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 
-from docatlas.core.base.errors import Cancelled, DocAtlasError
+from docatlas.gui.task_context import UNEXPECTED, Job, TaskContext, TaskFailure, failure_of, is_writer, writes_workspace
+from docatlas.gui.task_threads import DROPPED, FAILURE, PROGRESS, READERS, Lanes, Work
 
-log = logging.getLogger("docatlas.gui.tasks")
-
-UNEXPECTED = "{what} failed unexpectedly; the details are in the log (Help > Open Log File)."
+__all__ = ["UNEXPECTED", "BackgroundTask", "Job", "TaskContext", "TaskFailure", "TaskRunner", "failure_of",
+           "writes_workspace"]
 
 
-class TaskContext:
-    """What a running job may use: the cancel flag and a thread-safe progress reporter."""
+class _Mailbox(QObject):
+    """Lives in the GUI thread; the workers emit `ready` (no arguments) when the outbox fills."""
 
-    def __init__(self, cancel: threading.Event, report: Callable[[object], None]):
-        self.cancel = cancel
-        self.report = report
-
-
-Job = Callable[[TaskContext], Any]
-
-
-@dataclass(frozen=True)
-class TaskFailure:
-    """Why a task ended without a result: one sentence for the user, and the exception."""
-
-    message: str
-    error: BaseException
-    cancelled: bool = False
-
-
-def failure_of(what: str, error: BaseException) -> TaskFailure:
-    """Turn an exception into a TaskFailure; unexpected ones are logged with their traceback."""
-    if isinstance(error, Cancelled):
-        return TaskFailure(error.message, error, cancelled=True)
-    if isinstance(error, DocAtlasError):
-        log.warning("%s: %s", what, error.message)
-        return TaskFailure(error.message, error)
-    log.error("%s failed unexpectedly", what, exc_info=error)
-    return TaskFailure(UNEXPECTED.format(what=what), error)
-
-
-class _Worker(QObject):
-    """Runs one job on the task's thread; never touches widgets."""
-
-    progressed = Signal(object)
-    succeeded = Signal(object)
-    failed = Signal(object)
-    done = Signal()
-
-    def __init__(self, name: str, job: Job, cancel: threading.Event, running: threading.Event):
-        super().__init__()
-        self.name = name
-        self.job = job
-        self.cancel = cancel
-        self.running = running
-
-    @Slot()
-    def run(self) -> None:
-        """Pull the job to its end (or its failure), relaying every step."""
-        context = TaskContext(self.cancel, self.progressed.emit)
-        try:
-            outcome = self.job(context)
-            if inspect.isgenerator(outcome):
-                outcome = self._pull(outcome)
-            self.succeeded.emit(outcome)
-        except BaseException as exc:  # everything ends as a signal, never on a console
-            self.failed.emit(failure_of(self.name, exc))
-        finally:
-            # Be destroyed by the GUI thread: PySide's destructor on this thread waits for
-            # the GIL while holding a Qt lock the GUI thread may be waiting on (a deadlock
-            # seen as a frozen window about one start in fifteen).
-            app = QCoreApplication.instance()
-            if app is not None:
-                self.moveToThread(app.thread())
-            self.done.emit()
-
-    def _pull(self, generator) -> object:
-        try:
-            while True:
-                self.running.wait()  # paused: the generator stays suspended between two steps
-                try:
-                    item = next(generator)
-                except StopIteration as stop:
-                    return stop.value
-                self.progressed.emit(item)
-        finally:
-            generator.close()
+    ready = Signal()
 
 
 class BackgroundTask(QObject):
-    """A handle on one running job, living in the GUI thread; its signals arrive there."""
+    """A handle on one job, living in the GUI thread; its signals are emitted there."""
 
     progressed = Signal(object)
     succeeded = Signal(object)
     failed = Signal(object)  # TaskFailure
-    finished = Signal()  # after succeeded or failed, once the thread has ended
+    finished = Signal()  # last, after succeeded or failed (or alone when dropped)
 
-    def __init__(self, name: str, job: Job, parent: QObject | None = None):
-        super().__init__(parent)
-        self.name = name
-        self.cancel_event = threading.Event()
-        self._running = threading.Event()
-        self._running.set()
+    def __init__(self, runner: TaskRunner, work: Work):
+        super().__init__()
+        self.name = work.name
+        self.key = work.key
+        self.writes = work.writes
+        self.cancel_event = work.cancel
+        self.dropped = False
+        self._runner, self._work = runner, work
         self._done = False
-        self._thread = QThread()
-        self._thread.setObjectName(f"docatlas-{name}")
-        self._worker = _Worker(name, job, self.cancel_event, self._running)
-        self._worker.moveToThread(self._thread)
-        self._thread.started.connect(self._worker.run)
-        self._worker.progressed.connect(self._relay_progress)
-        self._worker.succeeded.connect(self._relay_success)
-        self._worker.failed.connect(self._relay_failure)
-        # quit() is thread-safe: call it from the worker's thread, so that a GUI thread
-        # blocked in wait() (shutdown) does not have to run an event loop for it.
-        self._worker.done.connect(self._thread.quit, Qt.ConnectionType.DirectConnection)
-        self._thread.finished.connect(self._on_thread_finished)
 
     def start(self) -> BackgroundTask:
-        """Start the job's thread."""
-        self._thread.start()
+        """Kept for the old call shape: `TaskRunner.run` has already queued the job."""
         return self
 
-    # -- control (GUI thread) ------------------------------------------------------------
     def pause(self) -> None:
         """Stop pulling between two steps."""
-        if not self.cancel_event.is_set():
-            self._running.clear()
+        self._runner.lanes.pause(self._work)
 
     def resume(self) -> None:
         """Continue pulling."""
-        self._running.set()
+        self._runner.lanes.resume(self._work)
 
     def cancel(self) -> None:
         """Ask the job to stop at its next step (a paused job is woken to do so)."""
-        self.cancel_event.set()
-        self._running.set()
+        self._runner.lanes.cancel(self._work)
 
     @property
     def is_paused(self) -> bool:
         """True while pulling is paused."""
-        return not self._running.is_set() and not self._done
+        return not self._work.running.is_set() and not self._done
 
     @property
     def is_done(self) -> bool:
-        """True once the thread has ended."""
+        """True once `finished` has been emitted."""
         return self._done
 
     def wait(self, timeout_ms: int) -> bool:
-        """Block until the thread ends (for shutdown only); True if it did."""
-        return self._done or self._thread.wait(timeout_ms)
-
-    # -- relays (GUI thread) -------------------------------------------------------------
-    @Slot(object)
-    def _relay_progress(self, item: object) -> None:
-        self.progressed.emit(item)
-
-    @Slot(object)
-    def _relay_success(self, result: object) -> None:
-        self.succeeded.emit(result)
-
-    @Slot(object)
-    def _relay_failure(self, failure: TaskFailure) -> None:
-        self.failed.emit(failure)
-
-    @Slot()
-    def _on_thread_finished(self) -> None:
-        self._thread.wait()  # `finished` comes just before the thread ends; let it end
-        self._worker.deleteLater()
-        self._done = True
-        self.finished.emit()
+        """Block until the job has ended and deliver what it left (shutdown and tests); True if it did."""
+        return self._runner.wait([self], timeout_ms)
 
 
 class TaskRunner(QObject):
-    """Starts background tasks with their handlers and keeps them alive until they end."""
+    """Runs jobs on the writer or the reader threads and calls their handlers in the GUI thread."""
 
-    def __init__(self, parent: QObject | None = None):
+    idle = Signal()  # the last task counted by `active` has finished (a closing window can go)
+
+    def __init__(self, parent: QObject | None = None, readers: int = READERS):
         super().__init__(parent)
-        self._tasks: set[BackgroundTask] = set()
+        self._mailbox = _Mailbox(self)
+        self._mailbox.ready.connect(self._drain, Qt.ConnectionType.QueuedConnection)
+        self.lanes = Lanes(self._mailbox.ready.emit, readers)
+        lanes = self.lanes
+        self.destroyed.connect(lambda *_: lanes.mute())
+        self._tasks: dict[Work, BackgroundTask] = {}  # owned here (GUI thread) until finished
 
     def run(
         self,
@@ -211,29 +113,78 @@ class TaskRunner(QObject):
         on_success: Callable[[object], None] | None = None,
         on_failure: Callable[[TaskFailure], None] | None = None,
         on_finished: Callable[[], None] | None = None,
+        writes: bool | None = None,
+        key: Hashable | None = None,
     ) -> BackgroundTask:
-        """Run `job` in the background; the handlers are called in the GUI thread."""
-        task = BackgroundTask(name, job)  # owned here (by Python) until it has finished
-        if on_progress is not None:
-            task.progressed.connect(on_progress)
-        if on_success is not None:
-            task.succeeded.connect(on_success)
-        if on_failure is not None:
-            task.failed.connect(on_failure)
-        if on_finished is not None:
-            task.finished.connect(on_finished)
-        task.finished.connect(lambda: self._tasks.discard(task))
-        self._tasks.add(task)
-        return task.start()
+        """Queue `job`; the handlers are called in the GUI thread (see the module docstring).
+
+        `writes` defaults to what the job's factory declared (`writes_workspace`)."""
+        work = Work(self.lanes, name, job, is_writer(job) if writes is None else writes, key)
+        task = BackgroundTask(self, work)
+        for signal, handler in ((task.progressed, on_progress), (task.succeeded, on_success),
+                                (task.failed, on_failure), (task.finished, on_finished)):
+            if handler is not None:
+                signal.connect(handler)
+        self._tasks[work] = task
+        self.lanes.submit(work)
+        return task
+
+    @Slot()
+    def _drain(self) -> None:
+        """Deliver what the workers handed over, in order, as the tasks' signals."""
+        for work, kind, value in self.lanes.take():
+            task = self._tasks.get(work)
+            if task is None:
+                continue
+            if kind == PROGRESS:
+                task.progressed.emit(value)
+                continue
+            del self._tasks[work]
+            task._done = True
+            if kind == DROPPED:
+                task.dropped = True
+            elif kind == FAILURE:
+                task.failed.emit(value)
+            else:
+                task.succeeded.emit(value)
+            task.finished.emit()
+            if task.key is None and not self.active:
+                self.idle.emit()
 
     @property
     def active(self) -> list[BackgroundTask]:
-        """Tasks whose thread has not ended yet."""
-        return [t for t in self._tasks if not t.is_done]
+        """Tasks not finished yet that a closing window waits for: latest-only (keyed) view work,
+        such as drawing or loading the graph, is not counted (it is dropped, not waited for)."""
+        return [task for task in self._tasks.values() if task.key is None]
+
+    def busy(self, key: Hashable) -> bool:
+        """True while a task with `key` runs or waits."""
+        return any(task.key == key for task in self._tasks.values())
+
+    def wait(self, tasks: list[BackgroundTask], timeout_ms: int) -> bool:
+        """Block until `tasks` have ended, then deliver their results here; True if all ended in time."""
+        works = [task._work for task in tasks if not task.is_done]
+        ended = self.lanes.wait(works, max(0, timeout_ms) / 1000)
+        self._drain()
+        return ended
+
+    def stop(self, keys: list[Hashable], timeout_ms: int) -> bool:
+        """Cancel the tasks with one of `keys` and wait for them (a widget going away); True if they ended."""
+        tasks = [task for task in self._tasks.values() if task.key in keys]
+        self.cancel(tasks)
+        return self.wait(tasks, timeout_ms)
+
+    def cancel(self, tasks: list[BackgroundTask] | None = None) -> None:
+        """Cancel `tasks` (all when None)."""
+        for task in list(self._tasks.values()) if tasks is None else tasks:
+            task.cancel()
 
     def shutdown(self, timeout_ms: int = 15000) -> bool:
-        """Cancel every task and wait for their threads; True if all ended in time."""
-        tasks = self.active
-        for task in tasks:
-            task.cancel()
-        return all(task.wait(timeout_ms) for task in tasks)
+        """Cancel every task and wait at most `timeout_ms` for them; True if all ended in time.
+
+        Never waits longer on a slow model call: with timeout 0 it only cancels. Writes
+        already queued still run (a graph edit is never lost); a cancelled ingestion
+        stops at its next step."""
+        tasks = list(self._tasks.values())
+        self.cancel([task for task in tasks if not task.writes or task.is_paused or task._work.started])
+        return self.wait(tasks, timeout_ms)

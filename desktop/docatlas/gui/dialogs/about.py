@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from docatlas import __version__
 from docatlas.core.base import paths
-from docatlas.gui.app import app_icon
+from docatlas.gui.icons import app_icon
 
 APP_LICENCE = "MIT"
 

@@ -1,36 +1,64 @@
 """The explorer's edits and exports: asks what to do, pushes undoable commands, runs them in order.
 
-Each edit is a `StoreEdit` on the explorer's `QUndoStack`; its store work runs on one
-serial worker with a connection of its own, and the graph is reloaded after it (the
-layout cache keeps every node where it was). Questions go through the explorer's
-`Prompter`, so tests answer them without a modal dialog.
+Each edit is a `StoreEdit` on the explorer's `QUndoStack`; its store work is an
+`edit_job` on the window runner's writer thread (a connection of its own, in the order
+made), and the graph is reloaded after it (the layout cache keeps every node where it
+was). Questions go through the explorer's `Prompter`, so tests answer them without a
+modal dialog. The editor knows the explorer only as an `EditedView` (defined here), so
+the import goes one way: explorer -> actions.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QKeySequence, QUndoStack
+from PySide6.QtCore import QObject, Signal, SignalInstance
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 
-from docatlas.core.graph import edits, suggest
+from docatlas.core.graph import edits
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.graph_reads import entity_description
 from docatlas.gui.graph import query
+from docatlas.gui.graph.canvas import GraphCanvas
 from docatlas.gui.graph.commands import StoreEdit
-from docatlas.gui.graph.export import VIEW_FORMATS, export_graph, export_view
+from docatlas.gui.graph.dialogs import Prompter
+from docatlas.gui.graph.export import VIEW_FORMATS, export_view
+from docatlas.gui.graph.model import GraphModel
 from docatlas.gui.graph.suggestions import SuggestionsDialog
-from docatlas.gui.graph.workers import SerialRunner
+from docatlas.gui.graph.toolbar import GraphToolbar
+from docatlas.gui.jobs.graph import edit_job, export_job, suggest_job
+from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
 
-if TYPE_CHECKING:
-    from docatlas.gui.graph.explorer import GraphExplorer
-
-log = logging.getLogger("docatlas.gui.graph")
 FILTERS = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "graphml": "GraphML (*.graphml)",
            "gexf": "GEXF (*.gexf)", "json": "JSON (*.json)", "csv": "Folder for CSV files (*)"}
+
+
+class EditedView(Protocol):
+    """What the editor needs of the explorer (a QWidget): its store, runner, controls and selection."""
+
+    store: Store  # the read connection; jobs open their own on store.path
+    tasks: TaskRunner
+    prompter: Prompter
+    toolbar: GraphToolbar
+    canvas: GraphCanvas
+    model: GraphModel | None
+    selected_keys: list[str]
+    selected_edge: tuple[str, str] | None
+    loaded: SignalInstance
+
+    def reload(self, relayout: bool = False) -> None:
+        """Read the graph again."""
+
+    def select_keys(self, keys: list[str], centre: bool = False) -> None:
+        """Select entities by key."""
+
+    def clear_selection(self) -> None:
+        """Select nothing."""
+
+    def addAction(self, action: QAction) -> None:
+        """Make a shortcut work over the view."""
 
 
 class GraphEditor(QObject):
@@ -40,11 +68,12 @@ class GraphEditor(QObject):
     editFailed = Signal(str)
     exported = Signal(str)  # path written
 
-    def __init__(self, explorer: GraphExplorer):
-        super().__init__(explorer)
+    def __init__(self, explorer: EditedView, parent: QObject | None = None):
+        super().__init__(parent)
         self.explorer = explorer
+        self.tasks = explorer.tasks
         self.stack = QUndoStack(self)
-        self.runner = SerialRunner(self)
+        self._writes: list[BackgroundTask] = []  # queued or running, in order
         self.dialog: SuggestionsDialog | None = None
         bar = explorer.toolbar
         undo, redo = self.stack.createUndoAction(self, "Undo"), self.stack.createRedoAction(self, "Redo")
@@ -61,31 +90,32 @@ class GraphEditor(QObject):
 
     def run_edit(self, job: Callable[[Store], None], command: StoreEdit) -> None:
         """Queue a store job (see `commands.EditHost`)."""
-        path = self.explorer.store.path
+        self._write("Editing the graph", edit_job(self.explorer.store.path, job), lambda _: self._done(),
+                    lambda failure: self._failed(failure, command))
 
-        def work() -> None:
-            with Store(path) as store:
-                job(store)
+    def _write(self, name: str, job, on_success: Callable, on_failure: Callable | None = None) -> None:
+        self._writes = [task for task in self._writes if not task.is_done]
+        self._writes.append(self.tasks.run(name, job, writes=True, on_success=on_success, on_failure=on_failure))
 
-        self.runner.submit(work, lambda _: self._done(), lambda error: self._failed(error, command))
+    @property
+    def busy(self) -> bool:
+        """True while an edit (or a suggestion search, or an export) runs or waits."""
+        return any(not task.is_done for task in self._writes)
 
     def _done(self) -> None:
         self.edited.emit()
-        if not self.runner.busy:
+        if not self.busy:  # the last one queued: reload once for all of them
             self.explorer.reload()
 
-    def _failed(self, error: BaseException, command: StoreEdit) -> None:
-        message = str(error) if isinstance(error, (edits.EditError, ValueError)) else \
-            "The edit failed unexpectedly; the details are in the log."
-        if not isinstance(error, (edits.EditError, ValueError)):
-            log.error("graph edit failed", exc_info=error)
+    def _failed(self, failure: TaskFailure, command: StoreEdit) -> None:
+        message = failure.message
         index = self.stack.index()
         if index > 0 and self.stack.command(index - 1) is command:
             command.setObsolete(True)
             self.stack.undo()
         self.editFailed.emit(message)
         self.explorer.prompter.inform(self.explorer, "Edit not made", message)
-        if not self.runner.busy:
+        if not self.busy:
             self.explorer.reload()
 
     def push(self, text: str, apply: Callable, revert: Callable) -> StoreEdit:
@@ -220,13 +250,7 @@ class GraphEditor(QObject):
 
     def find_suggestions(self) -> None:
         """Look for likely duplicates (in the background), then show them."""
-        path = self.explorer.store.path
-
-        def work() -> None:
-            with Store(path) as store:
-                suggest.suggest_merges(store)
-
-        self.runner.submit(work, lambda _: self._refresh_dialog())
+        self._write("Looking for duplicates", suggest_job(self.explorer.store.path), lambda _: self._refresh_dialog())
 
     def _refresh_dialog(self) -> None:
         if self.dialog is not None and self.dialog.isVisible():
@@ -246,11 +270,10 @@ class GraphEditor(QObject):
             except OSError as exc:
                 explorer.prompter.inform(explorer, "Export failed", str(exc))
             return
-        db_path = explorer.store.path
-        self.runner.submit(lambda: export_graph(db_path, fmt, Path(path)),
-                           lambda out: self.exported.emit(str(out)),
-                           lambda error: explorer.prompter.inform(explorer, "Export failed", str(error)))
+        self._write("Exporting the graph", export_job(explorer.store.path, fmt, Path(path)),
+                    lambda out: self.exported.emit(str(out)),
+                    lambda failure: explorer.prompter.inform(explorer, "Export failed", failure.message))
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
-        """Finish the queued edits (none is lost when the window closes)."""
-        return self.runner.finish(timeout_ms)
+        """Wait for the queued edits (none is lost when the window closes); True if they ended in time."""
+        return self.tasks.wait([task for task in self._writes if not task.is_done], timeout_ms)

@@ -29,8 +29,10 @@ from docatlas.gui.graph import labels
 from docatlas.gui.graph.model import GraphModel
 from docatlas.gui.graph.palette import BACKGROUND, EDGE_HIGHLIGHT, SELECTION, TEXT
 from docatlas.gui.graph.query import Look
-from docatlas.gui.graph.render import Rendered, Renderer
+from docatlas.gui.graph.render import Rendered
+from docatlas.gui.graph.renderer import Renderer
 from docatlas.gui.graph.scene import Scene
+from docatlas.gui.tasks import TaskRunner
 
 MARGIN = 0.25  # rendered beyond each side of the window, as a fraction of its size
 SETTLE_MS = 60
@@ -50,7 +52,7 @@ class GraphCanvas(QWidget):
     viewChanged = Signal()
     imageReady = Signal()  # a freshly rendered image is on screen
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, tasks: TaskRunner | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.model: GraphModel | None = None
         self.scene: Scene | None = None
@@ -70,7 +72,7 @@ class GraphCanvas(QWidget):
         self._bold = QFont(self._font)
         self._bold.setBold(True)
         self._metrics = QFontMetricsF(self._font)
-        self.renderer = Renderer(self)
+        self.renderer = Renderer(tasks if tasks is not None else TaskRunner(self), self)
         self.renderer.rendered.connect(self._on_rendered)
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS, timeout=self._request_render)
         self.setMouseTracking(True)

@@ -1,15 +1,12 @@
 """The graph explorer widget: toolbar, canvas with minimap and legend, details panel.
 
-Loading (store reads, the layout, communities) runs as background tasks; building the
-scene for a filter or colouring runs on a worker thread too; the GUI thread only swaps
-results in. The selection is kept by entity key, so it survives reloads after edits.
+Loading (store reads, the layout, communities) and building the scene for a filter or
+colouring are latest-only jobs (`gui.jobs.graph`) on the window's `TaskRunner`; the GUI
+thread only swaps results in. The selection is kept by entity key, so it survives reloads after edits.
 Edits are in `actions.GraphEditor`; connect `open_passage` to the passage viewer.
 """
 
 from __future__ import annotations
-
-import logging
-from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import QPointF, Qt, Signal
@@ -24,15 +21,15 @@ from docatlas.gui.graph.details import entity_details, relation_details
 from docatlas.gui.graph.dialogs import Prompter
 from docatlas.gui.graph.legend import Legend
 from docatlas.gui.graph.minimap import Minimap
-from docatlas.gui.graph.model import GraphModel, load_communities, load_model
+from docatlas.gui.graph.model import GraphModel
 from docatlas.gui.graph.palette import BY_COMMUNITY
 from docatlas.gui.graph.panel import DetailsPanel
 from docatlas.gui.graph.query import Filters, ViewSpec
-from docatlas.gui.graph.scene import Scene, build_scene
+from docatlas.gui.graph.scene import Scene
 from docatlas.gui.graph.toolbar import GraphToolbar
-from docatlas.gui.graph.workers import LatestRunner
+from docatlas.gui.jobs.graph import communities_job, load_graph_job, scene_job
+from docatlas.gui.tasks import TaskFailure, TaskRunner
 
-log = logging.getLogger("docatlas.gui.graph")
 MINIMAP_FROM = 300  # nodes: smaller graphs fit the window anyway
 SEARCH_ZOOM = 1.2  # pixels per scene unit at least, after finding a node
 
@@ -47,9 +44,14 @@ class GraphExplorer(QWidget):
     selectionChanged = Signal()
     failed = Signal(str)
 
-    def __init__(self, store: Store, prompter: Prompter | None = None, parent: QWidget | None = None):
+    def __init__(self, store: Store, prompter: Prompter | None = None, parent: QWidget | None = None,
+                 tasks: TaskRunner | None = None):
         super().__init__(parent)
         self.store = store  # read connection (GUI thread); jobs open their own on store.path
+        self.tasks = tasks if tasks is not None else TaskRunner(self)  # the window's, or one of its own
+        self._own_tasks = tasks is None
+        token = object()  # this explorer's keys, and no other's
+        self._keys = {name: (name, token) for name in ("load", "communities", "scene")}
         self.prompter = prompter or Prompter()
         self.model: GraphModel | None = None
         self.selected_keys: list[str] = []
@@ -60,19 +62,16 @@ class GraphExplorer(QWidget):
         self._communities_asked = False
         self._stale = False
         self._closed = False
-        self._scenes = LatestRunner(self)
-        self._loads = LatestRunner(self)
-        self._detector = LatestRunner(self)
         self.toolbar = GraphToolbar(self)
-        self.canvas = GraphCanvas()
-        self.minimap = Minimap(self.canvas, self.canvas)
+        self.canvas = GraphCanvas(self.tasks)
+        self.minimap = Minimap(self.canvas, self.tasks, self.canvas)
         self.legend = Legend(self.canvas)
         self.status = QLabel(self.canvas)
         self.status.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.status.setStyleSheet("QLabel { background: rgba(251, 251, 252, 225); color: #3b4148;"
                                   " border-radius: 3px; padding: 2px 6px; }")
         self.panel = DetailsPanel()
-        self.editor = GraphEditor(self)
+        self.editor = GraphEditor(self, self)
         splitter = QSplitter()
         splitter.addWidget(self.canvas)
         splitter.addWidget(self.panel)
@@ -123,21 +122,10 @@ class GraphExplorer(QWidget):
         self._loading, self._again = True, None
         spec, path, selected = self.view_spec(), self.store.path, list(self.selected_keys)
         self._generation += 1
-        generation = self._generation
-
-        cancel = self._loads.cancel.is_set
-
-        def job() -> tuple[GraphModel, Scene, query.Look]:
-            with Store(path) as store:
-                model = load_model(store, relayout=relayout, cancel=cancel)
-            chosen = tuple(model.index[k] for k in selected if k in model.index)
-            filters = replace(spec.filters, around=chosen if spec.filters.around else ())
-            look = query.compute_look(model, replace(spec, filters=filters, selection=chosen))
-            return model, build_scene(model, look, generation), look
-
         self.status.setText("Laying out the graph…" if relayout else "Loading the graph…")
         self._place_overlays()
-        self._loads.submit(job, self._loaded, self._load_failed)
+        self.tasks.run("Loading the graph", load_graph_job(path, spec, selected, relayout, self._generation),
+                       key=self._keys["load"], on_success=self._loaded, on_failure=self._load_failed)
 
     def _loaded(self, result: tuple[GraphModel, Scene, query.Look]) -> None:
         if self._closed:
@@ -161,12 +149,11 @@ class GraphExplorer(QWidget):
         elif model.size and not self._communities_asked and (model.community < 0).all():
             self._find_communities()
 
-    def _load_failed(self, error: BaseException) -> None:
+    def _load_failed(self, failure: TaskFailure) -> None:
         self._loading = False
-        message = getattr(error, "message", None)
-        if not message:
-            log.error("loading the graph failed", exc_info=error)
-            message = "Loading the graph failed unexpectedly; the details are in the log."
+        if self._closed or failure.cancelled:  # the window is closing: nothing to tell
+            return
+        message = failure.message
         self.status.setText(message)
         self._place_overlays()
         self.failed.emit(message)
@@ -175,13 +162,8 @@ class GraphExplorer(QWidget):
 
     def _find_communities(self) -> None:
         self._communities_asked = True
-        model, path = self.model, self.store.path
-
-        def job() -> tuple[GraphModel, GraphModel]:
-            with Store(path) as store:
-                return model, model.with_communities(load_communities(store, model))
-
-        self._detector.submit(job, self._communities_found)
+        self.tasks.run("Finding communities", communities_job(self.store.path, self.model),
+                       key=self._keys["communities"], on_success=self._communities_found)
 
     def _communities_found(self, result: tuple[GraphModel, GraphModel]) -> None:
         if self._closed:
@@ -218,17 +200,13 @@ class GraphExplorer(QWidget):
         """Rebuild the scene for the current controls and selection (on a worker thread)."""
         if self.model is None:
             return
-        model, spec = self.model, self.view_spec()
         self._generation += 1
-        generation = self._generation
-
-        def job() -> tuple[GraphModel, Scene, query.Look]:
-            look = query.compute_look(model, spec)
-            return model, build_scene(model, look, generation), look
-
-        self._scenes.submit(job, self._scene_built)
+        self.tasks.run("Building the scene", scene_job(self.model, self.view_spec(), self._generation),
+                       key=self._keys["scene"], on_success=self._scene_built)
 
     def _scene_built(self, result: tuple[GraphModel, Scene, query.Look]) -> None:
+        if self._closed:
+            return
         model, scene, look = result
         if model is self.model and scene.generation == self._generation:  # else a newer one is coming
             self._install(scene, look)
@@ -349,8 +327,10 @@ class GraphExplorer(QWidget):
         return self.canvas.visible_rect().center()
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
-        """Stop background work (call before closing the window); results still on their way are dropped."""
+        """Stop background work (before the widget goes); queued edits still land, results are dropped."""
         self._closed = True
-        done = [runner.shutdown(timeout_ms) for runner in (self._loads, self._detector, self._scenes)]
+        done = [self.tasks.stop(list(self._keys.values()), timeout_ms)]
         done += [self.canvas.shutdown(), self.minimap.shutdown(), self.editor.shutdown(timeout_ms)]
+        if self._own_tasks:
+            done.append(self.tasks.shutdown(timeout_ms))
         return all(done)

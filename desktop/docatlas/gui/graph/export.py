@@ -1,5 +1,6 @@
-"""Exporting: the current view as PNG or SVG (what the canvas shows, labels included), and the
-whole graph through `docatlas.core.graph.export` (GraphML, GEXF, JSON, CSV)."""
+"""Exporting the current view as PNG or SVG (what the canvas shows, labels included).
+
+The whole graph (GraphML, GEXF, JSON, CSV) is written by `gui.jobs.graph.export_job`."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ from PySide6.QtCore import QRectF, QSize
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
-from docatlas.core.graph.export import export
-from docatlas.core.storage.database import Store
 from docatlas.gui.graph.canvas import GraphCanvas
 from docatlas.gui.graph.palette import BACKGROUND
 from docatlas.gui.graph.render import paint_scene
@@ -55,8 +54,3 @@ def export_view(canvas: GraphCanvas, path: Path, fmt: str) -> Path:
         raise ValueError(f"Unknown view format {fmt!r}.")
     return path
 
-
-def export_graph(db_path: Path, fmt: str, out: Path) -> Path:
-    """The whole graph (not just the view) in `fmt`; runs on a worker thread with its own store."""
-    with Store(db_path) as store:
-        return export(store, fmt, Path(out))

@@ -8,9 +8,9 @@ from PySide6.QtWidgets import QWidget
 
 from docatlas.gui.graph.canvas import GraphCanvas
 from docatlas.gui.graph.palette import SELECTION
-from docatlas.gui.graph.render import render_image
 from docatlas.gui.graph.scene import Scene
-from docatlas.gui.graph.workers import LatestRunner
+from docatlas.gui.jobs.graph import overview_job
+from docatlas.gui.tasks import TaskRunner
 
 SIZE = QSize(220, 160)
 
@@ -20,14 +20,16 @@ class Minimap(QWidget):
 
     ready = Signal()
 
-    def __init__(self, canvas: GraphCanvas, parent: QWidget | None = None):
+    def __init__(self, canvas: GraphCanvas, tasks: TaskRunner, parent: QWidget | None = None):
         super().__init__(parent)
         self.canvas = canvas
         self.setFixedSize(SIZE)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self._image: QImage | None = None
         self._transform = QTransform()
-        self._runner = LatestRunner(self)
+        self.tasks = tasks
+        self.key = ("minimap", object())  # latest-only: only the newest scene is drawn
+        self._closed = False
         canvas.viewChanged.connect(self.update)
 
     def _fit(self, bounds: QRectF) -> QTransform:
@@ -44,9 +46,13 @@ class Minimap(QWidget):
         transform = self._fit(scene.bounds)
         self._transform = transform  # clicks map to the new scene at once
         ratio = self.devicePixelRatioF()
-        self._runner.submit(lambda: render_image(scene, SIZE, transform, ratio), self._rendered)
+        if not self._closed:
+            self.tasks.run("Drawing the overview", overview_job(scene, SIZE, transform, ratio), key=self.key,
+                           on_success=self._rendered)
 
     def _rendered(self, image: QImage) -> None:
+        if self._closed:
+            return
         self._image = image
         self.update()
         self.ready.emit()
@@ -77,6 +83,7 @@ class Minimap(QWidget):
         if event.buttons() & Qt.MouseButton.LeftButton:
             self._go(event.position())
 
-    def shutdown(self) -> bool:
-        """Stop rendering."""
-        return self._runner.shutdown()
+    def shutdown(self, timeout_ms: int = 5000) -> bool:
+        """Stop rendering, and deliver nothing more."""
+        self._closed = True
+        return self.tasks.stop([self.key], timeout_ms)

@@ -1,4 +1,4 @@
-"""Painting a `Scene`, and rendering it to images on a worker thread.
+"""Painting a `Scene`, and rendering it to images (on a worker thread: see `renderer`).
 
 The canvas never draws the graph itself while the user pans or zooms: it shows the last
 image rendered here, moved and scaled, and asks for a fresh one when the view settles.
@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, QRectF, QSize, Signal
+from PySide6.QtCore import QRectF, QSize
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QTransform
 
 from docatlas.gui.graph.palette import BACKGROUND
 from docatlas.gui.graph.scene import Scene
-from docatlas.gui.graph.workers import LatestRunner
 
 ANTIALIAS_EDGES_BELOW = 6000  # visible edges
 ANTIALIAS_NODES_BELOW = 4000  # visible nodes
@@ -64,33 +63,3 @@ def render_image(scene: Scene, size: QSize, transform: QTransform, ratio: float 
     painter.end()
     return image
 
-
-class Renderer(QObject):
-    """Renders the latest requested image on a worker thread; `rendered` arrives in the GUI thread."""
-
-    rendered = Signal(object)  # Rendered
-
-    def __init__(self, parent: QObject | None = None):
-        super().__init__(parent)
-        self._runner = LatestRunner(self)
-        self._requests = 0
-
-    def request(self, scene: Scene, size: QSize, transform: QTransform, ratio: float = 1.0) -> int:
-        """Ask for an image; returns the request number that `rendered` will carry."""
-        self._requests += 1
-        number, size, transform = self._requests, QSize(size), QTransform(transform)
-
-        def job() -> Rendered:
-            return Rendered(render_image(scene, size, transform, ratio), transform, scene.generation, number)
-
-        self._runner.submit(job, self.rendered.emit)
-        return number
-
-    @property
-    def busy(self) -> bool:
-        """True while an image is being rendered or waits to be."""
-        return self._runner.busy
-
-    def shutdown(self, timeout_ms: int = 5000) -> bool:
-        """Drop waiting requests and wait for the running one."""
-        return self._runner.shutdown(timeout_ms)

@@ -3,5 +3,7 @@
 - `panel.PromptsPanel`: the tab (the list of prompts, import/export, the "graph is older" banner).
 - `editor.PromptEditor`: one prompt: edit with highlighted placeholders and live checks and
   token counts, the read-only default, versions with diffs, and "try on a chunk".
-- `jobs`: the background work (saving, trying, re-extracting), run by `gui.tasks.TaskRunner`.
+- `sets.PromptSets`: import, export, the profile in use, extracting again.
+Their background work (saving, trying, re-extracting) is in `gui.jobs.prompts`, run by the
+window's `gui.tasks.TaskRunner`.
 """

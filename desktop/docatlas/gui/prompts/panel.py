@@ -29,13 +29,12 @@ from PySide6.QtWidgets import (
 from docatlas.core.base.settings import Settings
 from docatlas.core.prompts import store as prompt_store
 from docatlas.core.prompts.catalog import available_profiles, catalog, load_profile, spec
-from docatlas.core.storage.database import Store
 from docatlas.core.storage.prompt_reads import chunk_texts, trial_chunks
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.ingestion import IngestionController
+from docatlas.gui.jobs.prompts import TrialRun, context_job, reset_prompt_job, save_prompt_job, trial_job
 from docatlas.gui.prompts.dialogs import PromptFiles
 from docatlas.gui.prompts.editor import Budget, PromptEditor, PromptState
-from docatlas.gui.prompts.jobs import TrialRun, context_job, trial_job, write_job
 from docatlas.gui.prompts.sets import PromptSets
 from docatlas.gui.tasks import BackgroundTask, Job, TaskFailure, TaskRunner
 from docatlas.gui.workspace import Workspace
@@ -61,7 +60,7 @@ class PromptsPanel(QWidget):
         self.interaction = interaction
         self.ingestion = ingestion
         self.files = PromptFiles(self)
-        self.sets = PromptSets(self)
+        self.sets = PromptSets(self, self)
         self.write_task: BackgroundTask | None = None
         self.trial_task: BackgroundTask | None = None
         self.context_task: BackgroundTask | None = None
@@ -232,19 +231,14 @@ class PromptsPanel(QWidget):
         def done(version: object) -> None:
             self.editor.saved(key, text)
             self.message.emit(f"Saved {spec(key).title} ({key})." if version else f"{key} did not change.")
-        self.write("Saving the prompt", self.store_job(lambda store: prompt_store.save_prompt(store, key, text, note)),
-                    done)
+        self.write("Saving the prompt", save_prompt_job(self.workspace.db_path, key, text, note), done)
 
     def reset(self, key: str) -> None:
         """Go back to the default of `key` (the reset is kept as a version)."""
         def done(_result: object) -> None:
             self.editor.drafts.pop(key, None)
             self.message.emit(f"{spec(key).title} is back to its default.")
-        self.write("Resetting the prompt", self.store_job(lambda store: prompt_store.reset_prompt(store, key)), done)
-
-    def store_job(self, work: Callable[[Store], object]) -> Job:
-        """A job running `work` on a store of its own."""
-        return write_job(self.workspace.db_path, work)
+        self.write("Resetting the prompt", reset_prompt_job(self.workspace.db_path, key), done)
 
     def write(self, what: str, job: Job, done: Callable[[object], None]) -> None:
         """Run a job that writes (one at a time); the tab is read again when it ends."""

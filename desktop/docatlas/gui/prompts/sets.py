@@ -4,28 +4,51 @@ in use, and extracting again the chunks built with other extraction prompts."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from docatlas.core.base import paths
-from docatlas.core.base.settings import save_settings
+from docatlas.core.base.settings import Settings, save_settings
 from docatlas.core.prompts import store as prompt_store
 from docatlas.core.prompts.importer import ImportReport, read_prompt_file
-from docatlas.gui.prompts.jobs import requeue_job
+from docatlas.gui.dialogs.interaction import Interaction
+from docatlas.gui.ingestion import IngestionController
+from docatlas.gui.jobs.prompts import import_prompts_job, requeue_job
+from docatlas.gui.prompts.dialogs import PromptFiles
+from docatlas.gui.tasks import Job
+from docatlas.gui.workspace import Workspace
 
-if TYPE_CHECKING:
-    from docatlas.gui.prompts.panel import PromptsPanel
+
+class PromptsHost(Protocol):
+    """What the set actions need of the Prompts tab (a QWidget); the import goes panel -> sets only."""
+
+    workspace: Workspace
+    settings: Callable[[], Settings]
+    interaction: Interaction
+    ingestion: IngestionController
+    files: PromptFiles
+    message: SignalInstance
+
+    def write(self, what: str, job: Job, done: Callable[[object], None]) -> None:
+        """Run a job that writes the workspace; the tab is read again when it ends."""
+
+    def refresh(self) -> None:
+        """Read the tab again."""
+
+    def show_profile(self) -> None:
+        """Show the extraction profile in use."""
 
 
 class PromptSets(QObject):
-    """Import, export, profile choice and extract-again for one `PromptsPanel`."""
+    """Import, export, profile choice and extract-again for one Prompts tab."""
 
     settings_saved = Signal(object)  # Settings: another extraction profile was chosen (and saved)
 
-    def __init__(self, panel: PromptsPanel):
-        super().__init__(panel)
+    def __init__(self, panel: PromptsHost, parent: QObject | None = None):
+        super().__init__(parent)
         self.panel = panel
         self.last_import: ImportReport | None = None
 
@@ -65,8 +88,7 @@ class PromptSets(QObject):
             saved, refused = result  # type: ignore[misc]
             panel.message.emit(f"Imported {len(saved)} prompts from {path.name}" +
                                (f"; {len(refused)} could not be used." if refused else "."))
-        panel.write("Importing prompts", panel.store_job(
-            lambda store: prompt_store.save_many(store, report.prompts, note)), done)
+        panel.write("Importing prompts", import_prompts_job(panel.workspace.db_path, report.prompts, note), done)
 
     def export_prompts(self) -> None:
         """Write the workspace's prompts to a JSON file the user picks."""

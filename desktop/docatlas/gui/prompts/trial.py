@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docatlas.gui.prompts.jobs import TrialRun
+from docatlas.gui.jobs.prompts import TrialRun
 
 NOT_EXTRACTION = ("Trying on a chunk is for the extraction prompts (extraction, gleaning, loop check, examples): "
                   "their replies become the graph's records. The other prompts are used by merging and questions.")

@@ -1,4 +1,4 @@
-"""The background jobs of the window: core generators wrapped for `tasks.TaskRunner`.
+"""The workspace's background jobs: core generators wrapped for `tasks.TaskRunner`.
 
 Each job opens its own `Store` on the workspace database (the writer, on the task's
 thread) and its own Ollama client, and closes both when it ends. No Qt here.
@@ -6,7 +6,7 @@ thread) and its own Ollama client, and closes both when it ends. No Qt here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from docatlas.core.llm.admin import OllamaProbe, PullStatus, probe, pull_model
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.retrieval.answer import Answer, ask
 from docatlas.core.storage.database import Store
-from docatlas.gui.tasks import Job, TaskContext
+from docatlas.gui.tasks import Job, TaskContext, writes_workspace
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,15 @@ def ingest_job(db_path: Path, paths: Sequence[Path], settings: Settings) -> Job:
                 llm.close()
         warning = " ".join(last.warnings) if last is not None else ""
         return IngestResult(last, context.cancel.is_set(), warning)
-    return run
+    return writes_workspace(run)
+
+
+def write_job(db_path: Path, work: Callable[[Store], object]) -> Job:
+    """Run `work` on a store of its own (saves, resets, imports, graph edits); run it with writes=True."""
+    def run(context: TaskContext) -> object:
+        with Store(db_path) as store:
+            return work(store)
+    return writes_workspace(run)
 
 
 def delete_job(db_path: Path, document_ids: Sequence[int]) -> Job:
@@ -52,7 +60,7 @@ def delete_job(db_path: Path, document_ids: Sequence[int]) -> Job:
             for document_id in document_ids:
                 remove_document(store, document_id)
         return len(document_ids)
-    return run
+    return writes_workspace(run)
 
 
 def ask_job(db_path: Path, settings: Settings, question: str, mode: str, history: list[dict]) -> Job:

@@ -1,5 +1,7 @@
 """The Prompts tab's background jobs, for `gui.tasks.TaskRunner`. No Qt here.
 
+Saves, resets, imports and re-queueing write the workspace: run them with writes=True.
+
 Each job opens its own `Store` on the workspace database (and its own Ollama client), so
 the GUI thread only ever reads. Trying a prompt on a chunk calls the model like an
 extraction would, but keeps nothing except the reply cache: the graph is not touched.
@@ -8,7 +10,7 @@ extraction would, but keeps nothing except the reply cache: the graph is not tou
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -20,7 +22,8 @@ from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.prompts import store as prompt_store
 from docatlas.core.prompts.catalog import spec, token_count
 from docatlas.core.storage.database import Store
-from docatlas.gui.tasks import Job, TaskContext
+from docatlas.gui.jobs.workspace import write_job
+from docatlas.gui.tasks import Job, TaskContext, writes_workspace
 
 
 @dataclass(frozen=True)
@@ -41,12 +44,19 @@ class TrialRun:
                 f"reply {r.completion_tokens:,} tokens · {self.seconds:.1f} s ({source})")
 
 
-def write_job(db_path: Path, work: Callable[[Store], object]) -> Job:
-    """Run `work` on a store of its own (saves, resets, imports)."""
-    def run(context: TaskContext) -> object:
-        with Store(db_path) as store:
-            return work(store)
-    return run
+def save_prompt_job(db_path: Path, key: str, text: str, note: str) -> Job:
+    """Save `text` as the newest version of prompt `key`."""
+    return write_job(db_path, lambda store: prompt_store.save_prompt(store, key, text, note))
+
+
+def reset_prompt_job(db_path: Path, key: str) -> Job:
+    """Go back to the default of prompt `key` (kept as a version)."""
+    return write_job(db_path, lambda store: prompt_store.reset_prompt(store, key))
+
+
+def import_prompts_job(db_path: Path, prompts: dict[str, str], note: str) -> Job:
+    """Save imported prompts; returns (saved, refused)."""
+    return write_job(db_path, lambda store: prompt_store.save_many(store, prompts, note))
 
 
 def trial_job(db_path: Path, settings: Settings, key: str, variants: Sequence[tuple[str, str]],
@@ -100,4 +110,4 @@ def requeue_job(db_path: Path, settings: Settings) -> Job:
                                         cancel=context.cancel)
             requeue_chunks(store, ids, summarize)
             return len(ids)
-    return run
+    return writes_workspace(run)

@@ -1,0 +1,102 @@
+"""The graph explorer's background jobs: loading, communities, scenes, images, suggestions, export.
+
+Loading and scene building run on reader threads (latest-only, by key); edits, merge
+suggestions and exports of the whole graph write or read the store on a connection of
+their own (edits and suggestions on the writer thread). No widgets here:
+the images are painted into a `QImage`, which Qt allows off the GUI thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QImage, QTransform
+
+from docatlas.core.base.errors import DocAtlasError
+from docatlas.core.graph import suggest
+from docatlas.core.graph.export import export
+from docatlas.core.storage.database import Store
+from docatlas.gui.graph import query
+from docatlas.gui.graph.model import GraphModel, load_communities, load_model
+from docatlas.gui.graph.query import ViewSpec
+from docatlas.gui.graph.render import Rendered, render_image
+from docatlas.gui.graph.scene import Scene, build_scene
+from docatlas.gui.tasks import Job, TaskContext, writes_workspace
+
+Built = tuple[GraphModel, Scene, query.Look]
+
+
+def load_graph_job(db_path: Path, spec: ViewSpec, selected: list[str], relayout: bool, generation: int) -> Job:
+    """Read the graph (laid out, from the layout cache where it can) and build its first scene."""
+    def run(context: TaskContext) -> Built:
+        with Store(db_path) as store:
+            model = load_model(store, relayout=relayout, cancel=context.cancel.is_set)
+        chosen = tuple(model.index[k] for k in selected if k in model.index)
+        filters = replace(spec.filters, around=chosen if spec.filters.around else ())
+        look = query.compute_look(model, replace(spec, filters=filters, selection=chosen))
+        return model, build_scene(model, look, generation), look
+    return run
+
+
+def communities_job(db_path: Path, model: GraphModel) -> Job:
+    """Find the communities of `model`; returns (model, the model coloured by community)."""
+    def run(context: TaskContext) -> tuple[GraphModel, GraphModel]:
+        with Store(db_path) as store:
+            return model, model.with_communities(load_communities(store, model))
+    return run
+
+
+def scene_job(model: GraphModel, spec: ViewSpec, generation: int) -> Job:
+    """The scene for the controls and selection in `spec` (no store needed)."""
+    def run(context: TaskContext) -> Built:
+        look = query.compute_look(model, spec)
+        return model, build_scene(model, look, generation), look
+    return run
+
+
+def render_job(scene: Scene, size: QSize, transform: QTransform, ratio: float, request: int) -> Job:
+    """The canvas's image of `scene` (see `render.Rendered`)."""
+    size, transform = QSize(size), QTransform(transform)
+
+    def run(context: TaskContext) -> Rendered:
+        return Rendered(render_image(scene, size, transform, ratio), transform, scene.generation, request)
+    return run
+
+
+def overview_job(scene: Scene, size: QSize, transform: QTransform, ratio: float) -> Job:
+    """The minimap's image of the whole scene."""
+    size, transform = QSize(size), QTransform(transform)
+
+    def run(context: TaskContext) -> QImage:
+        return render_image(scene, size, transform, ratio)
+    return run
+
+
+def edit_job(db_path: Path, work: Callable[[Store], None]) -> Job:
+    """Apply or undo one graph edit; a refused edit (`EditError`, a ValueError) ends as its own sentence."""
+    def run(context: TaskContext) -> None:
+        with Store(db_path) as store:
+            try:
+                work(store)
+            except ValueError as exc:  # the view was stale, a name is taken, ...: the user's sentence
+                raise DocAtlasError(str(exc)) from exc
+    return writes_workspace(run)
+
+
+def suggest_job(db_path: Path) -> Job:
+    """Look for likely duplicate entities and store them as merge suggestions."""
+    def run(context: TaskContext) -> None:
+        with Store(db_path) as store:
+            suggest.suggest_merges(store)
+    return writes_workspace(run)
+
+
+def export_job(db_path: Path, fmt: str, path: Path) -> Job:
+    """Write the whole graph to `path` (graphml, gexf, json, csv); returns the path written."""
+    def run(context: TaskContext) -> Path:
+        with Store(db_path) as store:
+            return export(store, fmt, Path(path))
+    return run
