@@ -22,7 +22,8 @@ from docatlas.gui.tasks import Job, TaskContext
 # The background reads of the window (a moment each): closing the window does not wait for them.
 READ_DOCUMENTS, READ_PASSAGE, READ_DELETION = "Reading the documents", "Reading the passage", \
     "Reading what the documents support"
-READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION))
+READ_PROMPTS = "Reading the prompts"
+READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION, READ_PROMPTS))
 
 class Workspace:
     """An open workspace (one data directory, one graph)."""
