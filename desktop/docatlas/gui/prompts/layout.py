@@ -3,7 +3,7 @@ the banner about chunks built with other prompts, and the editor beside the list
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -23,14 +23,11 @@ from PySide6.QtWidgets import (
 from docatlas.core.prompts.catalog import available_profiles, catalog, load_profile
 from docatlas.gui.prompts.editor import PromptEditor
 
-if TYPE_CHECKING:
-    from docatlas.gui.prompts.panel import PromptsPanel
-
 KEY_ROLE = Qt.ItemDataRole.UserRole
 
 
-def build_panel(panel: PromptsPanel) -> None:
-    """Create the tab's widgets on `panel` and lay them out."""
+def build_panel(panel: Any) -> None:
+    """Create the tab's widgets on `panel` (the `PromptsPanel`, not imported: no cycle) and lay them out."""
     panel.tree = QTreeWidget()
     panel.tree.setHeaderHidden(True)
     panel.tree.currentItemChanged.connect(lambda item, _old: panel.show_item(item))
