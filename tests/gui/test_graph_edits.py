@@ -112,6 +112,7 @@ def test_deleting_a_relation_from_the_edge_panel(qtbot, explorer, answers, store
 def test_merge_suggestions_are_reviewed_and_undone(qtbot, explorer, store):
     suggest_merges(store)
     dialog = explorer.editor.show_suggestions()
+    qtbot.waitUntil(lambda: not dialog.reading, timeout=LOAD_MS)  # the list is read in the background
     pair = next(i for i, s in enumerate(dialog.suggestions) if {s.a_key, s.b_key} == {HARBOR, LTD})
     dialog.table.selectRow(pair)
     keep = dialog.keep_first if dialog.suggestions[pair].a_key == HARBOR else dialog.keep_second
@@ -119,6 +120,7 @@ def test_merge_suggestions_are_reviewed_and_undone(qtbot, explorer, store):
     assert entity(store, LTD) is None and LTD not in explorer.model.index
     assert all({s.a_key, s.b_key} != {HARBOR, LTD} for s in dialog.suggestions)
     undo(qtbot, explorer)
+    qtbot.waitUntil(lambda: not dialog.reading, timeout=LOAD_MS)  # read again after the reload
     assert entity(store, LTD) is not None
     assert any({s.a_key, s.b_key} == {HARBOR, LTD} for s in dialog.suggestions)  # open again
     dialog.close()

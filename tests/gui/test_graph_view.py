@@ -226,3 +226,13 @@ def test_a_hidden_explorer_reloads_when_shown(qtbot, explorer, store):
     with qtbot.waitSignal(explorer.loaded, timeout=LOAD_MS):
         explorer.show()
     assert "porto" in explorer.model.index
+
+
+def test_the_toolbar_actions_reach_the_explorer(qtbot, explorer):
+    with qtbot.waitSignal(explorer.loaded, timeout=LOAD_MS):
+        explorer.toolbar.relayout.trigger()  # lays the graph out again
+    explorer.toolbar.suggestions.trigger()
+    dialog = explorer.editor.dialog
+    assert dialog is not None and dialog.isVisible()
+    qtbot.waitUntil(lambda: not dialog.reading, timeout=LOAD_MS)
+    dialog.close()

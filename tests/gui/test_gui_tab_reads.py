@@ -2,8 +2,9 @@
 
 Every statement on every connection is recorded with the thread that ran it (SQLite's trace
 callback) while a run ends (the tabs read the workspace again), the Prompts tab opens, a prompt
-is picked in its list, a chunk is picked and the prompt tried on it, and a node and then an
-edge are clicked in the Graph tab: what the tabs show is read on the runner's threads.
+is picked in its list, a chunk is picked and the prompt tried on it, a node and then an edge
+are clicked in the Graph tab and its merge suggestions opened: what the tabs show is read on
+the runner's threads.
 """
 
 from __future__ import annotations
@@ -79,6 +80,11 @@ def test_the_prompts_and_graph_tabs_run_no_sql_on_the_gui_thread(qtbot, make_win
     pair = {model.keys[int(model.sources[edge])], model.keys[int(model.targets[edge])]}
     assert explorer.selected_edge is not None and set(explorer.selected_edge) == pair
     assert model.names[int(model.sources[edge])] in explorer.panel.title.text()
+    explorer.toolbar.suggestions.trigger()  # the merge suggestions dialog reads its list on the runner
+    dialog = explorer.editor.dialog
+    qtbot.waitUntil(lambda: not dialog.reading, timeout=LOAD_MS)
+    assert dialog.status.text().endswith("open suggestions.") or dialog.status.text() == "1 open suggestion."
+    dialog.close()
     log.recording = False
 
     assert log.on_gui_thread == [], "SQL on the GUI thread:\n" + "\n".join(log.on_gui_thread)

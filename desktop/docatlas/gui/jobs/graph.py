@@ -50,6 +50,14 @@ def details_job(db_path: Path, edge: tuple[str, str] | None, key: str | None) ->
     return run
 
 
+def read_job(db_path: Path, read: Callable[[Store], object]) -> Job:
+    """Run `read` on a connection of its own (a reader thread) and return what it found."""
+    def run(context: TaskContext) -> object:
+        with Store(db_path) as store:
+            return read(store)
+    return run
+
+
 def communities_job(db_path: Path, model: GraphModel) -> Job:
     """Find the communities of `model`; returns (model, the model coloured by community)."""
     def run(context: TaskContext) -> tuple[GraphModel, GraphModel]:
