@@ -1,8 +1,9 @@
 """The main window: documents, graph and prompts tabs, the chat dock, menus, status bar.
 
 It wires the panels to one workspace and one `TaskRunner`, keeps the Ollama indicator
-current, remembers its size and layout, and shuts down cleanly: closing during a run
-stops the run first (finished work is kept; the next start offers to resume). The status
+current, shows what was wrong in settings.json, remembers its size and layout, and shuts
+down cleanly: closing during a run stops the run first and closes when the runner reports
+`idle` (finished work is kept; the next start offers to resume). The status
 bar's counts come from the run's `Progress` while it runs and from the background read of
 the workspace otherwise: the GUI thread runs no SQL for them.
 """

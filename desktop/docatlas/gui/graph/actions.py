@@ -43,7 +43,7 @@ READS = (READ_DESCRIPTION, READ_SUGGESTIONS)
 class EditedView(Protocol):
     """What the editor needs of the explorer (a QWidget): its store, runner, controls and selection."""
 
-    store: Store  # the read connection; jobs open their own on store.path
+    store: Store  # only its path is used: jobs open their own connection on store.path
     tasks: TaskRunner
     prompter: Prompter
     toolbar: GraphToolbar

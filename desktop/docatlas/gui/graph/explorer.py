@@ -1,8 +1,9 @@
 """The graph explorer widget: toolbar, canvas with minimap and legend, details panel.
 
-Loading (store reads, the layout, communities) and building the scene for a filter or
-colouring are latest-only jobs (`gui.jobs.graph`) on the window's `TaskRunner`; the GUI
-thread only swaps results in. The selection is kept by entity key, so it survives reloads after edits.
+Loading (store reads, the layout, communities), building the scene for a filter or
+colouring and reading the side panel's details are latest-only jobs (`gui.jobs.graph`) on
+the window's `TaskRunner`; the GUI thread runs no SQL and only swaps results in. The
+selection is kept by entity key, so it survives reloads after edits.
 Edits are in `actions.GraphEditor`; connect `open_passage` to the passage viewer.
 """
 
@@ -47,7 +48,7 @@ class GraphExplorer(QWidget):
     def __init__(self, store: Store, prompter: Prompter | None = None, parent: QWidget | None = None,
                  tasks: TaskRunner | None = None):
         super().__init__(parent)
-        self.store = store  # read connection (GUI thread); jobs open their own on store.path
+        self.store = store  # only its path is used: every read and edit opens its own connection on the runner
         self.tasks = tasks if tasks is not None else TaskRunner(self)  # the window's, or one of its own
         self._own_tasks = tasks is None
         token = object()  # this explorer's keys, and no other's
