@@ -13,6 +13,7 @@ from test_graph_helpers import (  # noqa: F401  (fixtures, used by name)
     answers_fixture,
     edit_and_reload,
     explorer_fixture,
+    select,
     store_fixture,
 )
 
@@ -39,7 +40,7 @@ def name_of(explorer, key: str) -> str:
 def test_attribute_edits_apply_undo_redo_and_survive_a_rebuild(qtbot, explorer, answers, store, action, kind,
                                                                answer, column, expected):
     before = snapshot(store)
-    explorer.select_keys(["lisbon"])
+    select(qtbot, explorer, ["lisbon"])
     answers.add(kind, answer)
     edit_and_reload(qtbot, explorer, lambda: explorer.panel.buttons[action].click())
     assert entity(store, "lisbon")[column] == expected
@@ -57,7 +58,7 @@ def test_attribute_edits_apply_undo_redo_and_survive_a_rebuild(qtbot, explorer, 
 
 def test_delete_asks_first_and_undo_brings_the_entity_back(qtbot, explorer, answers, store):
     before = snapshot(store)
-    explorer.select_keys(["tomas berg"])
+    select(qtbot, explorer, ["tomas berg"])
     answers.add("confirm", False)
     explorer.panel.buttons["delete"].click()
     assert entity(store, "tomas berg") is not None and not explorer.editor.stack.count()
@@ -73,7 +74,7 @@ def test_merging_selected_entities_and_undoing_it(qtbot, explorer, answers, stor
     before = snapshot(store)
     positions = explorer.model.xy.copy()
     old_index = dict(explorer.model.index)
-    explorer.select_keys([LTD, HARBOR])
+    select(qtbot, explorer, [LTD, HARBOR])
     assert explorer.panel.title.text() == "2 entities selected"
     answers.add("choose", "Harbor Analytics")
     edit_and_reload(qtbot, explorer, lambda: explorer.panel.buttons["merge"].click())
@@ -89,15 +90,16 @@ def test_merging_selected_entities_and_undoing_it(qtbot, explorer, answers, stor
 
 
 def test_merge_with_one_selected_asks_for_the_other_by_name(qtbot, explorer, answers, store):
-    explorer.select_keys([HARBOR])
+    select(qtbot, explorer, [HARBOR])
     answers.add("text", "harbor analytics ltd")
     edit_and_reload(qtbot, explorer, lambda: explorer.panel.buttons["merge"].click())
     assert entity(store, LTD) is None and entity(store, HARBOR)["mentions"] == 3
 
 
 def test_deleting_a_relation_from_the_edge_panel(qtbot, explorer, answers, store):
-    explorer._edge_clicked(explorer.model.edge_between(explorer.model.index["tomas berg"],
-                                                       explorer.model.index["northwind labs"]))
+    with qtbot.waitSignal(explorer.selectionChanged, timeout=LOAD_MS):
+        explorer._edge_clicked(explorer.model.edge_between(explorer.model.index["tomas berg"],
+                                                           explorer.model.index["northwind labs"]))
     assert explorer.panel.buttons["delete_relation"].isVisible()
     answers.add("confirm", True)
     edges = len(explorer.model.sources)
@@ -110,6 +112,7 @@ def test_deleting_a_relation_from_the_edge_panel(qtbot, explorer, answers, store
 def test_merge_suggestions_are_reviewed_and_undone(qtbot, explorer, store):
     suggest_merges(store)
     dialog = explorer.editor.show_suggestions()
+    qtbot.waitUntil(lambda: not dialog.reading, timeout=LOAD_MS)  # the list is read in the background
     pair = next(i for i, s in enumerate(dialog.suggestions) if {s.a_key, s.b_key} == {HARBOR, LTD})
     dialog.table.selectRow(pair)
     keep = dialog.keep_first if dialog.suggestions[pair].a_key == HARBOR else dialog.keep_second
@@ -117,13 +120,14 @@ def test_merge_suggestions_are_reviewed_and_undone(qtbot, explorer, store):
     assert entity(store, LTD) is None and LTD not in explorer.model.index
     assert all({s.a_key, s.b_key} != {HARBOR, LTD} for s in dialog.suggestions)
     undo(qtbot, explorer)
+    qtbot.waitUntil(lambda: not dialog.reading, timeout=LOAD_MS)  # read again after the reload
     assert entity(store, LTD) is not None
     assert any({s.a_key, s.b_key} == {HARBOR, LTD} for s in dialog.suggestions)  # open again
     dialog.close()
 
 
 def test_a_failed_edit_is_reported_and_leaves_no_undo_step(qtbot, explorer, answers, store):
-    explorer.select_keys(["lisbon"])
+    select(qtbot, explorer, ["lisbon"])
     edits.delete(store, "lisbon")  # someone else deleted it meanwhile; the view is stale
     answers.add("text", "Lisboa")
     with qtbot.waitSignal(explorer.editor.editFailed, timeout=LOAD_MS) as failed:
@@ -134,7 +138,7 @@ def test_a_failed_edit_is_reported_and_leaves_no_undo_step(qtbot, explorer, answ
 
 
 def test_edits_survive_new_documents_and_the_layout_is_reused(qtbot, explorer, answers, store, tmp_path):
-    explorer.select_keys(["lisbon"])
+    select(qtbot, explorer, ["lisbon"])
     answers.add("text", "Lisboa")
     edit_and_reload(qtbot, explorer, lambda: explorer.panel.buttons["rename"].click())
     old = {k: tuple(explorer.model.xy[i]) for k, i in explorer.model.index.items()}

@@ -88,6 +88,14 @@ def shown_keys(explorer: GraphExplorer) -> set[str]:
 
 
 def edit_and_reload(qtbot, explorer: GraphExplorer, action) -> None:
-    """Do something that edits the store, and wait until the graph has been reloaded after it."""
+    """Do something that edits the store, and wait until the graph has been reloaded after it
+    and the side panel shows the selection again."""
     with qtbot.waitSignal(explorer.loaded, timeout=LOAD_MS):
         action()
+    qtbot.waitUntil(lambda: not explorer.reading_details, timeout=LOAD_MS)
+
+
+def select(qtbot, explorer: GraphExplorer, keys: list[str]) -> None:
+    """Select entities by key and wait until the side panel shows them (details are read in the background)."""
+    with qtbot.waitSignal(explorer.selectionChanged, timeout=LOAD_MS):
+        explorer.select_keys(keys)

@@ -13,6 +13,7 @@ from test_graph_helpers import (  # noqa: F401  (fixtures, used by name)
     answers_fixture,
     explorer_fixture,
     screen_point,
+    select,
     shown_keys,
     store_fixture,
 )
@@ -59,7 +60,7 @@ def test_filters_by_type_document_and_degree(qtbot, explorer):
 
 
 def test_neighbours_to_a_depth_and_focus_mode(qtbot, explorer):
-    explorer.select_keys(["tomas berg"])
+    select(qtbot, explorer, ["tomas berg"])
     bar = explorer.toolbar
     with qtbot.waitSignal(explorer.sceneReady):
         bar.neighbours.setChecked(True)
@@ -112,7 +113,7 @@ def test_clicks_select_nodes_add_with_ctrl_and_select_edges(qtbot, explorer):
 
 
 def test_a_passage_click_asks_the_window_to_open_it(qtbot, explorer, store):
-    explorer.select_keys(["jonas weber"])
+    select(qtbot, explorer, ["jonas weber"])
     chunk = store.query("SELECT chunk_id, c.document_id AS doc FROM chunk_entities e JOIN chunks c "
                         "ON c.id = e.chunk_id WHERE key = 'jonas weber'")[0]
     passages = explorer.panel.passages
@@ -123,7 +124,7 @@ def test_a_passage_click_asks_the_window_to_open_it(qtbot, explorer, store):
 
 
 def test_neighbours_in_the_panel_select_on_click(qtbot, explorer):
-    explorer.select_keys(["northwind labs"])
+    select(qtbot, explorer, ["northwind labs"])
     neighbours = explorer.panel.neighbours
     names = {neighbours.item(i).text().split("  (")[0] for i in range(neighbours.count())}
     assert names == {"Priya Nair", "Harbor Analytics", "Harbor Analytics Ltd", "Tomas Berg"}
@@ -225,3 +226,13 @@ def test_a_hidden_explorer_reloads_when_shown(qtbot, explorer, store):
     with qtbot.waitSignal(explorer.loaded, timeout=LOAD_MS):
         explorer.show()
     assert "porto" in explorer.model.index
+
+
+def test_the_toolbar_actions_reach_the_explorer(qtbot, explorer):
+    with qtbot.waitSignal(explorer.loaded, timeout=LOAD_MS):
+        explorer.toolbar.relayout.trigger()  # lays the graph out again
+    explorer.toolbar.suggestions.trigger()
+    dialog = explorer.editor.dialog
+    assert dialog is not None and dialog.isVisible()
+    qtbot.waitUntil(lambda: not dialog.reading, timeout=LOAD_MS)
+    dialog.close()

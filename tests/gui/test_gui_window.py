@@ -100,3 +100,25 @@ def test_main_opens_the_window_and_returns_when_it_closes(qtbot, monkeypatch, se
     finally:
         logging.captureWarnings(False)
     assert any(title.startswith("DocAtlas — ") for title in seen["titles"])
+
+
+def test_wrong_values_in_settings_json_are_shown_in_the_window(qtbot, server, workspace_dir):
+    import json
+
+    from docatlas.gui.main_window import MainWindow
+
+    save_settings(settings_for(server), paths.settings_path())
+    data = json.loads(paths.settings_path().read_text(encoding="utf-8"))
+    data["ollama"]["parallel"] = 99
+    paths.settings_path().write_text(json.dumps(data), encoding="utf-8")
+    window = MainWindow(workspace_dir, check_ollama=False)  # loads settings.json itself
+    qtbot.addWidget(window)
+    window.show()
+    sentence = 'settings.json: "parallel" must be a whole number from 1 to 16; using 2.'
+    assert window.settings.ollama.parallel == 2
+    assert window.settings_label.isVisible() and window.settings_label.text() == sentence
+    assert sentence in window.statusBar().currentMessage()
+    window.apply_settings(window.settings)  # as after the Ollama set-up saved them: the file is right again
+    assert not window.settings_label.isVisible()
+    assert window.shutdown(10_000)
+    window.close()

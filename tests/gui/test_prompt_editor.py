@@ -20,7 +20,19 @@ def open_prompts(qtbot, window):
     window.tabs.setCurrentWidget(window.prompts_tab)
     panel = window.prompts_tab
     qtbot.waitUntil(lambda: panel.context_length is not None and panel.context_task is None, timeout=10_000)
+    wait_prompts(qtbot, panel)
     return panel
+
+
+def wait_prompts(qtbot, panel) -> None:
+    """Wait until the tab's background reads have landed (the editor shows what was asked for)."""
+    qtbot.waitUntil(lambda: not panel.reading, timeout=10_000)
+
+
+def select_prompt(qtbot, panel, key: str) -> None:
+    """Pick a prompt in the list and wait until the editor shows it."""
+    panel.select(key)
+    wait_prompts(qtbot, panel)
 
 
 def save(qtbot, panel, note: str = "") -> None:
@@ -95,13 +107,13 @@ def test_save_keeps_a_version_and_reset_goes_back(qtbot, panel):
     assert panel._items["lightrag/extract"].text(0) == "Extraction"
 
 
-def test_unsaved_edits_stay_as_drafts_while_looking_at_other_prompts(panel):
+def test_unsaved_edits_stay_as_drafts_while_looking_at_other_prompts(qtbot, panel):
     editor = panel.editor
     editor.text_edit.setPlainText(MINE)
     assert panel._items["lightrag/extract"].text(0) == "Extraction •"
-    panel.select("lightrag/glean")
+    select_prompt(qtbot, panel, "lightrag/glean")
     assert editor.key == "lightrag/glean" and editor.text() == spec("lightrag/glean").default_text()
-    panel.select("lightrag/extract")
+    select_prompt(qtbot, panel, "lightrag/extract")
     assert editor.text() == MINE and editor.save_button.isEnabled()
     editor.discard_button.click()
     assert editor.text() == EXTRACT and panel._items["lightrag/extract"].text(0) == "Extraction"
@@ -109,7 +121,7 @@ def test_unsaved_edits_stay_as_drafts_while_looking_at_other_prompts(panel):
 
 def test_versions_show_diffs_and_an_old_one_can_be_loaded_back(qtbot, panel):
     editor = panel.editor
-    panel.select("merge/same_entity")
+    select_prompt(qtbot, panel, "merge/same_entity")
     editor.text_edit.setPlainText("Same thing?\n{first}\n{second}\nYES or NO.")
     save(qtbot, panel, "first try")
     editor.text_edit.setPlainText("Are these one thing?\n{first}\n{second}\nAnswer YES or NO.")
@@ -136,7 +148,7 @@ def test_versions_show_diffs_and_an_old_one_can_be_loaded_back(qtbot, panel):
         "back to the first", "second try", "first try"]
 
 
-def test_token_counts_follow_the_text_and_warn_past_the_context(panel):
+def test_token_counts_follow_the_text_and_warn_past_the_context(qtbot, panel):
     editor = panel.editor
     label = editor.tokens_label.text()
     assert label.startswith(f"Prompt: {token_count(EXTRACT):,} tokens · filled in with a made-up passage of 1200")
@@ -146,16 +158,16 @@ def test_token_counts_follow_the_text_and_warn_past_the_context(panel):
     editor.text_edit.setPlainText("word " * 33_000 + "{input_text}")
     assert "too long, it needs about" in editor.tokens_label.text()
     assert editor.tokens_label.styleSheet() != ""
-    panel.select("query/answer")
+    select_prompt(qtbot, panel, "query/answer")
     assert "with 1,024 kept for the reply" in editor.tokens_label.text()
 
 
 def test_an_answer_mode_uses_the_all_modes_prompt_until_it_has_its_own(qtbot, panel):
     editor = panel.editor
-    panel.select("query/answer")
+    select_prompt(qtbot, panel, "query/answer")
     editor.text_edit.setPlainText("Answer from {context} as {response_type}.")
     save(qtbot, panel)
-    panel.select("query/answer_naive")
+    select_prompt(qtbot, panel, "query/answer_naive")
     assert editor.state_label.text() == "Uses the all-modes answer prompt"
     assert editor.text() == "Answer from {context} as {response_type}."
     assert "uses the all-modes answer prompt" in editor.default_note.text()

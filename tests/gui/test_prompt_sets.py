@@ -9,7 +9,7 @@ from core.test_prompt_import import seed
 from docatlas.core.prompts import store as prompt_store
 from gui_helpers import wait_idle
 from PySide6.QtCore import Qt
-from test_prompt_editor import open_prompts, save
+from test_prompt_editor import open_prompts, save, select_prompt, wait_prompts
 
 
 def test_a_lightrag_file_is_imported_after_the_user_saw_the_report(qtbot, make_window):
@@ -64,12 +64,13 @@ def test_a_file_that_is_not_python_is_refused_in_one_sentence(qtbot, make_window
 def test_export_writes_a_set_that_another_workspace_imports(qtbot, make_window, tmp_path):
     window = make_window()
     panel = open_prompts(qtbot, window)
-    panel.select("query/keywords")
+    select_prompt(qtbot, panel, "query/keywords")
     panel.editor.text_edit.setPlainText("Search phrases for: {question}\n{history}")
     save(qtbot, panel, "short")
     out = tmp_path / "mine.json"
     panel.files.choose_export = lambda suggested: out
     qtbot.mouseClick(panel.export_button, Qt.MouseButton.LeftButton)
+    wait_prompts(qtbot, panel)  # the set is read in the background, then written
     data = json.loads(out.read_text(encoding="utf-8"))
     assert [(p["key"], p["note"]) for p in data["prompts"]] == [("query/keywords", "short")]
     assert window.statusBar().currentMessage() == f"Wrote 1 prompts to {out}."
@@ -94,12 +95,12 @@ def test_a_changed_extraction_prompt_offers_to_extract_again(qtbot, make_window,
     graph = store.counts()
     assert not panel.stale_banner.isVisibleTo(panel)
 
-    panel.select("compact/glean")  # a profile not in use: the graph is not older for it
+    select_prompt(qtbot, panel, "compact/glean")  # a profile not in use: the graph is not older for it
     panel.editor.text_edit.setPlainText("More records please, then {completion_delimiter}")
     save(qtbot, panel)
     assert not panel.stale_banner.isVisibleTo(panel)
 
-    panel.select("lightrag/glean")
+    select_prompt(qtbot, panel, "lightrag/glean")
     panel.editor.text_edit.setPlainText("Write only the missing records, then {completion_delimiter}")
     save(qtbot, panel, "shorter")
     assert panel.stale_banner.isVisibleTo(panel)
@@ -158,6 +159,7 @@ def test_choosing_another_profile_is_saved_and_dates_the_graph(qtbot, make_windo
     assert panel.profile_combo.currentText() == "lightrag"
     panel.profile_combo.setCurrentIndex(panel.profile_combo.findData("compact"))
     panel.profile_combo.activated.emit(panel.profile_combo.currentIndex())
+    wait_prompts(qtbot, panel)
     assert window.settings.extraction.profile == "compact"
     assert load_settings(paths.settings_path()).extraction.profile == "compact"
     assert panel._groups["compact"].text(0) == "Extraction: compact (in use)"

@@ -11,7 +11,7 @@ from docatlas.gui.prompts.editor import TRIAL_TAB
 from docatlas.gui.prompts.trial import NO_CHUNKS, NOT_EXTRACTION
 from gui_helpers import wait_idle
 from PySide6.QtCore import Qt
-from test_prompt_editor import open_prompts
+from test_prompt_editor import open_prompts, select_prompt
 
 EXTRACT = spec("lightrag/extract").default_text()
 BRIEF = "Write short descriptions.\n" + EXTRACT
@@ -91,7 +91,7 @@ def test_asking_again_skips_the_cache(qtbot, ready, server):
 
 
 def test_a_gleaning_prompt_is_tried_with_a_gleaning_round(qtbot, ready, server):
-    ready.select("lightrag/glean")
+    select_prompt(qtbot, ready, "lightrag/glean")
     ready.editor.text_edit.setPlainText("Anything left? Write only those records, then {completion_delimiter}")
     calls = len(server.requests)
     try_it(qtbot, ready)
@@ -100,7 +100,7 @@ def test_a_gleaning_prompt_is_tried_with_a_gleaning_round(qtbot, ready, server):
 
 
 def test_only_extraction_prompts_can_be_tried(qtbot, ready):
-    ready.select("merge/summarize")
+    select_prompt(qtbot, ready, "merge/summarize")
     trial = ready.editor.trial
     assert not trial.run_button.isEnabled() and trial.note_label.text() == NOT_EXTRACTION
 

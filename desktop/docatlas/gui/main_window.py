@@ -1,8 +1,9 @@
 """The main window: documents, graph and prompts tabs, the chat dock, menus, status bar.
 
 It wires the panels to one workspace and one `TaskRunner`, keeps the Ollama indicator
-current, remembers its size and layout, and shuts down cleanly: closing during a run
-stops the run first (finished work is kept; the next start offers to resume). The status
+current, shows what was wrong in settings.json, remembers its size and layout, and shuts
+down cleanly: closing during a run stops the run first and closes when the runner reports
+`idle` (finished work is kept; the next start offers to resume). The status
 bar's counts come from the run's `Progress` while it runs and from the background read of
 the workspace otherwise: the GUI thread runs no SQL for them.
 """
@@ -10,6 +11,7 @@ the workspace otherwise: the GUI thread runs no SQL for them.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, QUrl
@@ -41,7 +43,6 @@ log = logging.getLogger("docatlas.gui.window")
 
 RECHECK_OLLAMA_MS = 60_000
 ERROR_SHOWN_MS = 30_000
-CLOSE_POLL_MS = 100
 
 
 class MainWindow(QMainWindow):
@@ -80,6 +81,7 @@ class MainWindow(QMainWindow):
         self.update_recent_menu()
         self._restore_layout()
         self.show_ollama_status()
+        self.show_settings_warnings()
         self._recheck = QTimer(self, interval=RECHECK_OLLAMA_MS, timeout=self.check_ollama)
         if check_ollama:
             QTimer.singleShot(0, self.check_ollama)
@@ -91,9 +93,12 @@ class MainWindow(QMainWindow):
         self.work_bar = QProgressBar(maximumWidth=160, textVisible=False)
         self.work_bar.setRange(0, 1)
         self.work_bar.hide()
+        self.settings_label = QLabel(textFormat=Qt.TextFormat.PlainText, wordWrap=False)
+        self.settings_label.hide()
         self.ollama_button = OllamaStatusButton()
         self.ollama_button.clicked.connect(lambda: self.open_ollama_setup())
         bar = self.statusBar()
+        bar.addPermanentWidget(self.settings_label)
         bar.addPermanentWidget(self.work_label)
         bar.addPermanentWidget(self.work_bar)
         bar.addPermanentWidget(self.ollama_button)
@@ -225,6 +230,19 @@ class MainWindow(QMainWindow):
         elif self.ollama_dialog is not None and self.ollama_dialog.isVisible():
             self.ollama_dialog.show_probe(probe)
 
+    def show_settings_warnings(self) -> None:
+        """Say which values of settings.json were wrong and what is used instead (until settings are saved)."""
+        warnings = self.settings.warnings
+        self.settings_label.setVisible(bool(warnings))
+        if not warnings:
+            self.settings_label.clear()
+            return
+        more = f" (and {len(warnings) - 1} more: see the tooltip)" if len(warnings) > 1 else ""
+        self.settings_label.setText(warnings[0] + more)
+        self.settings_label.setToolTip("\n".join(warnings) + "\nFix settings.json, or save the settings "
+                                       "(Ollama set-up) to write correct values.")
+        self.statusBar().showMessage(" ".join(warnings), ERROR_SHOWN_MS)
+
     def show_ollama_status(self) -> None:
         """Update the status bar's Ollama indicator."""
         self.ollama_button.show_status(self.settings, self.last_probe)
@@ -251,11 +269,12 @@ class MainWindow(QMainWindow):
             self.show_ollama_status()
 
     def apply_settings(self, settings: Settings) -> None:
-        """Use new settings from now on (the next run and question) and check Ollama again."""
-        self.settings = settings
+        """Use new settings (just saved, so settings.json is right again) from now on and check Ollama again."""
+        self.settings = replace(settings, warnings=())
         self.first_run = False
         self.last_probe = None
         self.show_ollama_status()
+        self.show_settings_warnings()
         self.check_ollama()
         self.statusBar().showMessage("Settings saved.", ERROR_SHOWN_MS)
 
@@ -353,7 +372,7 @@ class MainWindow(QMainWindow):
                 self.tasks.shutdown(timeout_ms=0)  # cancel everything, do not wait here
                 self.statusBar().showMessage("Stopping the work in progress; the window closes when it has "
                                              "stopped (finished work is kept).")
-                QTimer.singleShot(CLOSE_POLL_MS, self._close_when_idle)
+                self.tasks.idle.connect(self._close_when_idle)
             event.ignore()
             return
         self._closing = True
@@ -379,9 +398,8 @@ class MainWindow(QMainWindow):
             "Everything finished so far is saved; the calls in flight are asked again on the next start.")
 
     def _close_when_idle(self) -> None:
-        if self.tasks.active:  # the reads the end of the run started too: the window closes with nothing left
-            QTimer.singleShot(CLOSE_POLL_MS, self._close_when_idle)
-        elif self.isVisible():
+        """The runner went idle (the run stopped, and the reads its end started are done): close now."""
+        if not self.tasks.active and self.isVisible():
             self.close()
 
     def _save_layout(self) -> None:

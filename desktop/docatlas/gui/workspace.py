@@ -1,10 +1,9 @@
 """One open workspace: its folder, its database, its chats, and the counts last read.
 
 The GUI thread runs no SQL. Reads run on background tasks through `read_job`, each on a
-connection of its own (SQLite WAL lets them read while a run writes); `store` is the
-connection the graph and prompts tabs still hand to their own workers. Opening a
-workspace creates (and migrates) its database first, so that two connections never race
-to create it.
+connection of its own (SQLite WAL lets them read while a run writes). Opening a workspace
+opens `store` first, which creates (and migrates) its database, so that two connections
+never race to create it; the graph tab is handed `store` but uses only its path.
 """
 
 from __future__ import annotations
@@ -22,7 +21,8 @@ from docatlas.gui.tasks import Job, TaskContext
 # The background reads of the window (a moment each): closing the window does not wait for them.
 READ_DOCUMENTS, READ_PASSAGE, READ_DELETION = "Reading the documents", "Reading the passage", \
     "Reading what the documents support"
-READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION))
+READ_PROMPTS = "Reading the prompts"
+READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION, READ_PROMPTS))
 
 class Workspace:
     """An open workspace (one data directory, one graph)."""

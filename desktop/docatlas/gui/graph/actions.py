@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Signal, SignalInstance
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 
 from docatlas.core.graph import edits
+from docatlas.core.graph.suggest import Suggestion, list_suggestions
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.graph_reads import entity_description
 from docatlas.gui.graph import query
@@ -28,17 +29,21 @@ from docatlas.gui.graph.export import VIEW_FORMATS, export_view
 from docatlas.gui.graph.model import GraphModel
 from docatlas.gui.graph.suggestions import SuggestionsDialog
 from docatlas.gui.graph.toolbar import GraphToolbar
-from docatlas.gui.jobs.graph import edit_job, export_job, suggest_job
+from docatlas.gui.jobs.graph import edit_job, export_job, read_job, suggest_job
 from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
 
 FILTERS = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "graphml": "GraphML (*.graphml)",
            "gexf": "GEXF (*.gexf)", "json": "JSON (*.json)", "csv": "Folder for CSV files (*)"}
 
 
+READ_DESCRIPTION, READ_SUGGESTIONS = "Reading the description", "Reading the suggestions"
+READS = (READ_DESCRIPTION, READ_SUGGESTIONS)
+
+
 class EditedView(Protocol):
     """What the editor needs of the explorer (a QWidget): its store, runner, controls and selection."""
 
-    store: Store  # the read connection; jobs open their own on store.path
+    store: Store  # only its path is used: jobs open their own connection on store.path
     tasks: TaskRunner
     prompter: Prompter
     toolbar: GraphToolbar
@@ -75,6 +80,8 @@ class GraphEditor(QObject):
         self.stack = QUndoStack(self)
         self._writes: list[BackgroundTask] = []  # queued or running, in order
         self.dialog: SuggestionsDialog | None = None
+        self._token = object()  # this editor's read keys, and no other's
+        self._closed = False
         bar = explorer.toolbar
         undo, redo = self.stack.createUndoAction(self, "Undo"), self.stack.createRedoAction(self, "Redo")
         undo.setShortcut(QKeySequence.StandardKey.Undo)
@@ -164,12 +171,15 @@ class GraphEditor(QObject):
     def describe(self, key: str) -> None:
         """Ask for a description."""
         name, _ = self._node(key)
-        current = entity_description(self.explorer.store, key)
-        answer = self.explorer.prompter.long_text(self.explorer, "Edit description", f"Description of “{name}”:",
-                                                  current)
-        if answer is not None and answer != current:
-            self.push(f"Describe “{name}”", lambda store, prev: edits.edit(
-                store, "describe", key, {"description": answer}, override_id=prev), edits.undo)
+
+        def ask(found: object) -> None:  # the description as stored, read on the runner
+            current = found if isinstance(found, str) else ""
+            answer = self.explorer.prompter.long_text(self.explorer, "Edit description", f"Description of “{name}”:",
+                                                      current)
+            if answer is not None and answer != current:
+                self.push(f"Describe “{name}”", lambda store, prev: edits.edit(
+                    store, "describe", key, {"description": answer}, override_id=prev), edits.undo)
+        self._read(READ_DESCRIPTION, lambda store: entity_description(store, key), ask)
 
     def delete(self, key: str) -> None:
         """Delete an entity after a confirmation."""
@@ -233,10 +243,17 @@ class GraphEditor(QObject):
         self.dialog.raise_()
         return self.dialog
 
-    @property
-    def store(self) -> Store:
-        """The explorer's read connection (the suggestions dialog reads through it)."""
-        return self.explorer.store
+    def read_suggestions(self, shown: Callable[[list[Suggestion]], None]) -> None:
+        """Read the open suggestions on the runner and hand them to `shown` in the GUI thread."""
+        self._read(READ_SUGGESTIONS, list_suggestions, shown)
+
+    def _read(self, what: str, read: Callable[[Store], object], shown: Callable) -> None:
+        """A latest-only read per `what` on a reader thread; its result goes to `shown` here."""
+        if self._closed:
+            return
+        self.tasks.run(what, read_job(self.explorer.store.path, read), key=(what, self._token),
+                       on_success=lambda found: None if self._closed else shown(found),
+                       on_failure=lambda failure: self.editFailed.emit(failure.message))
 
     def accept_suggestion(self, suggestion_id: int, keep: str) -> None:
         """Merge a suggested pair (undoable)."""
@@ -275,5 +292,9 @@ class GraphEditor(QObject):
                     lambda failure: explorer.prompter.inform(explorer, "Export failed", failure.message))
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
-        """Wait for the queued edits (none is lost when the window closes); True if they ended in time."""
-        return self.tasks.wait([task for task in self._writes if not task.is_done], timeout_ms)
+        """Wait for the queued edits (none is lost when the window closes); True if they ended in time.
+
+        A read still running is waited for too, and its result is dropped unseen."""
+        self._closed = True
+        return self.tasks.stop([(what, self._token) for what in READS], timeout_ms) and \
+            self.tasks.wait([task for task in self._writes if not task.is_done], timeout_ms)

@@ -1,8 +1,9 @@
 """The graph explorer widget: toolbar, canvas with minimap and legend, details panel.
 
-Loading (store reads, the layout, communities) and building the scene for a filter or
-colouring are latest-only jobs (`gui.jobs.graph`) on the window's `TaskRunner`; the GUI
-thread only swaps results in. The selection is kept by entity key, so it survives reloads after edits.
+Loading (store reads, the layout, communities), building the scene for a filter or
+colouring and reading the side panel's details are latest-only jobs (`gui.jobs.graph`) on
+the window's `TaskRunner`; the GUI thread runs no SQL and only swaps results in. The
+selection is kept by entity key, so it survives reloads after edits.
 Edits are in `actions.GraphEditor`; connect `open_passage` to the passage viewer.
 """
 
@@ -17,7 +18,7 @@ from docatlas.core.storage.database import Store
 from docatlas.gui.graph import query
 from docatlas.gui.graph.actions import GraphEditor
 from docatlas.gui.graph.canvas import GraphCanvas
-from docatlas.gui.graph.details import entity_details, relation_details
+from docatlas.gui.graph.details import EntityDetails, RelationDetails
 from docatlas.gui.graph.dialogs import Prompter
 from docatlas.gui.graph.legend import Legend
 from docatlas.gui.graph.minimap import Minimap
@@ -27,7 +28,7 @@ from docatlas.gui.graph.panel import DetailsPanel
 from docatlas.gui.graph.query import Filters, ViewSpec
 from docatlas.gui.graph.scene import Scene
 from docatlas.gui.graph.toolbar import GraphToolbar
-from docatlas.gui.jobs.graph import communities_job, load_graph_job, scene_job
+from docatlas.gui.jobs.graph import communities_job, details_job, load_graph_job, scene_job
 from docatlas.gui.tasks import TaskFailure, TaskRunner
 
 MINIMAP_FROM = 300  # nodes: smaller graphs fit the window anyway
@@ -41,17 +42,19 @@ class GraphExplorer(QWidget):
     loaded = Signal()  # a (re)loaded graph is on the canvas
     sceneReady = Signal()  # a new scene (filters, colours, focus) is on the canvas
     communitiesReady = Signal()
-    selectionChanged = Signal()
+    selectionChanged = Signal()  # the selection changed and the side panel shows it (details read)
     failed = Signal(str)
 
     def __init__(self, store: Store, prompter: Prompter | None = None, parent: QWidget | None = None,
                  tasks: TaskRunner | None = None):
         super().__init__(parent)
-        self.store = store  # read connection (GUI thread); jobs open their own on store.path
+        self.store = store  # only its path is used: every read and edit opens its own connection on the runner
         self.tasks = tasks if tasks is not None else TaskRunner(self)  # the window's, or one of its own
         self._own_tasks = tasks is None
         token = object()  # this explorer's keys, and no other's
-        self._keys = {name: (name, token) for name in ("load", "communities", "scene")}
+        self._keys = {name: (name, token) for name in ("load", "communities", "scene", "details")}
+        self._details_asked = 0  # the newest details read: an older one that lands is ignored
+        self.reading_details = False  # the side panel waits for a background read
         self.prompter = prompter or Prompter()
         self.model: GraphModel | None = None
         self.selected_keys: list[str] = []
@@ -295,28 +298,50 @@ class GraphExplorer(QWidget):
             if bar.focus.isChecked() or bar.neighbours.isChecked():
                 self.refresh_look()
         self._refresh_panel()
-        self.selectionChanged.emit()
 
     def _refresh_panel(self) -> None:
-        if self.selected_edge is not None:
-            details = relation_details(self.store, *self.selected_edge)
-            if details is not None:
-                self.panel.show_relation(details)
-                return
-            self.selected_edge = None
+        """Show the selection in the side panel; an entity's or a relation's details are read in the
+        background (latest-only) and `selectionChanged` follows when they are shown."""
+        self._details_asked += 1
+        self.reading_details = False
         keys = [k for k in self.selected_keys if self.model is not None and k in self.model.index]
-        if len(keys) > 1:
-            self.panel.show_selection([self.model.names[self.model.index[k]] for k in keys])
-        elif keys:
-            details = entity_details(self.store, keys[0])
-            if details is not None:
-                self.panel.show_entity(details)
+        if self.selected_edge is None and len(keys) != 1:
+            if len(keys) > 1:
+                self.panel.show_selection([self.model.names[self.model.index[k]] for k in keys])
+            elif self.model is not None and self.model.size == 0:
+                self.panel.show_nothing("The graph is empty: add documents on the Documents tab.")
             else:
                 self.panel.show_nothing()
-        elif self.model is not None and self.model.size == 0:
-            self.panel.show_nothing("The graph is empty: add documents on the Documents tab.")
+            self.selectionChanged.emit()
+            return
+        self.reading_details = True
+        asked, edge, key = self._details_asked, self.selected_edge, None if self.selected_edge else keys[0]
+        self.tasks.run("Reading the details", details_job(self.store.path, edge, key), key=self._keys["details"],
+                       on_success=lambda details: self._show_details(asked, details),
+                       on_failure=lambda failure: self._details_failed(asked, failure))
+
+    def _show_details(self, asked: int, details: object) -> None:
+        if asked != self._details_asked or self._closed:
+            return  # a newer selection is being read
+        self.reading_details = False
+        if isinstance(details, RelationDetails):
+            self.panel.show_relation(details)
+        elif isinstance(details, EntityDetails):
+            self.panel.show_entity(details)
+        elif self.selected_edge is not None:
+            self.selected_edge = None  # the relation is gone: show the entities selected, if any
+            self._refresh_panel()
+            return
         else:
             self.panel.show_nothing()
+        self.selectionChanged.emit()
+
+    def _details_failed(self, asked: int, failure: TaskFailure) -> None:
+        if asked == self._details_asked and not self._closed:
+            self.reading_details = False
+            self.panel.show_nothing()
+            self.failed.emit(failure.message)
+            self.selectionChanged.emit()
 
     def visible_nodes(self) -> np.ndarray:
         """Indices of the nodes the canvas shows now."""

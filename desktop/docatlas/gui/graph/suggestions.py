@@ -6,9 +6,10 @@ the list refreshes when the graph has been reloaded after it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -21,8 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from docatlas.core.graph.suggest import Suggestion, list_suggestions
-from docatlas.core.storage.database import Store
+from docatlas.core.graph.suggest import Suggestion
 
 COLUMNS = ("Entity", "Entity", "Score", "Why")
 
@@ -30,7 +30,9 @@ COLUMNS = ("Entity", "Entity", "Score", "Why")
 class SuggestionHost(Protocol):
     """What the dialog asks of the explorer."""
 
-    store: Store
+    def read_suggestions(self, shown: Callable[[list[Suggestion]], None]) -> None:
+        """Read the open suggestions in the background and hand them to `shown`."""
+        ...
 
     def accept_suggestion(self, suggestion_id: int, keep: str) -> None:
         """Merge the pair, keeping `keep`."""
@@ -48,12 +50,16 @@ class SuggestionHost(Protocol):
 class SuggestionsDialog(QDialog):
     """Open suggestions, best first; one button per decision."""
 
+    refreshed = Signal()  # the list read in the background is shown
+
     def __init__(self, host: SuggestionHost, parent: QWidget | None = None):
         super().__init__(parent)
         self.host = host
         self.setWindowTitle("Merge suggestions")
         self.resize(640, 420)
         self.suggestions: list[Suggestion] = []
+        self.reading = False  # the newest read of the list has not landed yet
+        self._asked = 0  # the newest read: an older one that lands is ignored
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -82,8 +88,15 @@ class SuggestionsDialog(QDialog):
         self.refresh()
 
     def refresh(self) -> None:
-        """Read the open suggestions again."""
-        self.suggestions = list_suggestions(self.host.store)
+        """Read the open suggestions again (in the background; `refreshed` follows)."""
+        self.reading = True
+        self._asked += 1
+        asked = self._asked
+        self.host.read_suggestions(lambda found: self._show(found) if asked == self._asked else None)
+
+    def _show(self, suggestions: list[Suggestion]) -> None:
+        self.reading = False
+        self.suggestions = list(suggestions)
         self.table.setRowCount(len(self.suggestions))
         for row, s in enumerate(self.suggestions):
             for col, text in enumerate((s.a_name, s.b_name, f"{s.score:.2f}", s.reason)):
@@ -95,6 +108,7 @@ class SuggestionsDialog(QDialog):
         self.status.setText(f"{len(self.suggestions)} open suggestion{'s' if len(self.suggestions) != 1 else ''}.")
         for button in (self.keep_first, self.keep_second, self.different):
             button.setEnabled(bool(self.suggestions))
+        self.refreshed.emit()
 
     def _decide(self, how: str) -> None:
         row = self.table.currentRow()

@@ -106,17 +106,17 @@ class GraphToolbar(QToolBar):
         for widget in (self.neighbours, self.depth, self.focus):
             self.addWidget(widget)
         self.addSeparator()
-        self.fit = self.addAction("Fit", self.fitRequested)
+        self.fit = self.addAction("Fit", lambda: self.fitRequested.emit())
         self.addWidget(self.labels)
         self.addWidget(self.minimap)
-        self.relayout = self.addAction("Re-layout", self.relayoutRequested)
+        self.relayout = self.addAction("Re-layout", lambda: self.relayoutRequested.emit())
         export = QToolButton(text="Export", popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
         export.setMenu(QMenu(export))
         for name, text in EXPORTS:
             export.menu().addAction(text, lambda name=name: self.exportRequested.emit(name))
         self.export = export
         self.addWidget(export)
-        self.suggestions = self.addAction("Merge suggestions…", self.suggestionsRequested)
+        self.suggestions = self.addAction("Merge suggestions…", lambda: self.suggestionsRequested.emit())
         self.addSeparator()
         for signal in (self.colour.currentIndexChanged, self.document.currentIndexChanged,
                        self.min_degree.valueChanged, self.depth.valueChanged):

@@ -20,6 +20,7 @@ from docatlas.core.graph import suggest
 from docatlas.core.graph.export import export
 from docatlas.core.storage.database import Store
 from docatlas.gui.graph import query
+from docatlas.gui.graph.details import EntityDetails, RelationDetails, entity_details, relation_details
 from docatlas.gui.graph.model import GraphModel, load_communities, load_model
 from docatlas.gui.graph.query import ViewSpec
 from docatlas.gui.graph.render import Rendered, render_image
@@ -38,6 +39,22 @@ def load_graph_job(db_path: Path, spec: ViewSpec, selected: list[str], relayout:
         filters = replace(spec.filters, around=chosen if spec.filters.around else ())
         look = query.compute_look(model, replace(spec, filters=filters, selection=chosen))
         return model, build_scene(model, look, generation), look
+    return run
+
+
+def details_job(db_path: Path, edge: tuple[str, str] | None, key: str | None) -> Job:
+    """What the side panel shows: the relation `edge` if given, else the entity `key` (None if gone)."""
+    def run(context: TaskContext) -> EntityDetails | RelationDetails | None:
+        with Store(db_path) as store:
+            return relation_details(store, *edge) if edge is not None else entity_details(store, key or "")
+    return run
+
+
+def read_job(db_path: Path, read: Callable[[Store], object]) -> Job:
+    """Run `read` on a connection of its own (a reader thread) and return what it found."""
+    def run(context: TaskContext) -> object:
+        with Store(db_path) as store:
+            return read(store)
     return run
 
 

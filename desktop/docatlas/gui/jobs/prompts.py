@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from docatlas.core.base.errors import DocAtlasError
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.ingest.extract import ChunkExtraction, extract_chunk, first_messages
@@ -22,6 +23,7 @@ from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.prompts import store as prompt_store
 from docatlas.core.prompts.catalog import spec, token_count
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.prompt_reads import chunk_texts
 from docatlas.gui.jobs.workspace import write_job
 from docatlas.gui.tasks import Job, TaskContext, writes_workspace
 
@@ -60,8 +62,8 @@ def import_prompts_job(db_path: Path, prompts: dict[str, str], note: str) -> Job
 
 
 def trial_job(db_path: Path, settings: Settings, key: str, variants: Sequence[tuple[str, str]],
-              chunk_text: str, use_cache: bool = True) -> Job:
-    """Try extraction prompt `key` on a chunk with each (label, text) in turn; each run is reported."""
+              chunk_id: int, use_cache: bool = True) -> Job:
+    """Try extraction prompt `key` on chunk `chunk_id` with each (label, text) in turn; each run is reported."""
     item = spec(key)
     extraction = settings.extraction
     if item.name in ("glean", "loop_check"):  # make sure the prompt being tried is asked
@@ -71,6 +73,10 @@ def trial_job(db_path: Path, settings: Settings, key: str, variants: Sequence[tu
     def run(context: TaskContext) -> Iterator[TrialRun]:
         runs: list[TrialRun] = []
         with Store(db_path) as store:
+            rows = chunk_texts(store, chunk_id)
+            if not rows:
+                raise DocAtlasError("The chunk chosen is gone (its document was removed); choose another one.")
+            chunk_text = rows[0]["text"]
             llm = OllamaLLM(settings.ollama, cache=store if use_cache else None)
             try:
                 base = prompt_store.profile_for(store, item.group)

@@ -1,45 +1,37 @@
 """The Prompts tab: every prompt DocAtlas sends, grouped, with the editor beside the list.
 
-The panel reads the workspace through the GUI thread's connection and writes (saves,
-resets, imports, sending chunks back for extraction) through background jobs with their
-own connection. When the extraction prompts in use differ from those the graph was built
-with, a banner says so and offers to extract those chunks again.
+The panel reads the workspace on the runner (latest-only reads in `prompts.reads`, shown when
+they land; the GUI thread runs no SQL) and writes (saves, resets, imports, sending chunks
+back for extraction) through background jobs with their own connection. When the
+extraction prompts in use differ from those the graph was built with, a banner says so and
+offers to extract those chunks again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QFont, QShowEvent
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QScrollArea,
-    QSplitter,
-    QTreeWidget,
-    QTreeWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QTreeWidgetItem, QWidget
 
 from docatlas.core.base.settings import Settings
 from docatlas.core.prompts import store as prompt_store
-from docatlas.core.prompts.catalog import available_profiles, catalog, load_profile, spec
-from docatlas.core.storage.prompt_reads import chunk_texts, trial_chunks
+from docatlas.core.prompts.catalog import available_profiles, spec
+from docatlas.core.storage.database import Store
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.ingestion import IngestionController
 from docatlas.gui.jobs.prompts import TrialRun, context_job, reset_prompt_job, save_prompt_job, trial_job
 from docatlas.gui.prompts.dialogs import PromptFiles
-from docatlas.gui.prompts.editor import Budget, PromptEditor, PromptState
+from docatlas.gui.prompts.editor import Budget, PromptState
+from docatlas.gui.prompts.layout import KEY_ROLE, build_panel, group_title
+from docatlas.gui.prompts.reading import LatestReads
+from docatlas.gui.prompts.reads import SampleRead, TabRead, read_prompt, read_sample, read_tab
 from docatlas.gui.prompts.sets import PromptSets
 from docatlas.gui.tasks import BackgroundTask, Job, TaskFailure, TaskRunner
 from docatlas.gui.workspace import Workspace
 
-KEY_ROLE = Qt.ItemDataRole.UserRole
 MAX_CHUNKS = 2000  # chunks offered for trying (in document order)
 REPLY_ROOM = {"same_entity": 8, "keywords": 256, "community_report": 1024, "community_map": 1024}
 
@@ -67,7 +59,9 @@ class PromptsPanel(QWidget):
         self.trial_runs: list[TrialRun] = []
         self.context_length: int | None = None
         self._context_model = ""
-        self._build()
+        self.reads = LatestReads(tasks, workspace, lambda failure: self.message.emit(failure.message))
+        self._overrides: dict[str, str] = {}  # as last read
+        build_panel(self)
         self.editor.save_requested.connect(self.save)
         self.editor.reset_requested.connect(self.reset)
         self.editor.draft_changed.connect(lambda _key: self._label_items())
@@ -80,100 +74,44 @@ class PromptsPanel(QWidget):
         self.refresh_workspace()
         self.select(f"{self.settings().extraction.profile}/extract")
 
-    # -- layout ------------------------------------------------------------------------
-    def _build(self) -> None:
-        self.tree = QTreeWidget()
-        self.tree.setHeaderHidden(True)
-        self.tree.currentItemChanged.connect(lambda item, _old: self._show(item))
-        self._items: dict[str, QTreeWidgetItem] = {}
-        groups: dict[str, QTreeWidgetItem] = {}
-        for item in catalog():
-            group = groups.get(item.group)
-            if group is None:
-                group = groups[item.group] = QTreeWidgetItem(self.tree, [_group_title(item.group)])
-                group.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            child = QTreeWidgetItem(group, [item.title])
-            child.setData(0, KEY_ROLE, item.key)
-            child.setToolTip(0, f"{item.key}: {item.purpose}")
-            self._items[item.key] = child
-        self._groups = groups
-        self.import_button = QPushButton("Import…")
-        self.import_button.setToolTip("A prompt set exported by DocAtlas, or a LightRAG or GraphRAG prompt file "
-                                      "(read, never run)")
-        self.import_button.clicked.connect(lambda: self.sets.import_prompts())
-        self.export_button = QPushButton("Export…")
-        self.export_button.setToolTip("Write this workspace's prompts to one JSON file")
-        self.export_button.clicked.connect(lambda: self.sets.export_prompts())
-        self.profile_combo = QComboBox()
-        for name in available_profiles():
-            self.profile_combo.addItem(name, name)
-            self.profile_combo.setItemData(self.profile_combo.count() - 1, load_profile(name).description,
-                                           Qt.ItemDataRole.ToolTipRole)
-        self.profile_combo.activated.connect(lambda index: self.sets.use_profile(self.profile_combo.itemData(index)))
-        self.stale_banner = QFrame(frameShape=QFrame.Shape.StyledPanel)
-        self.stale_label = QLabel(wordWrap=True)
-        self.reextract_button = QPushButton("Extract Again…")
-        self.reextract_button.clicked.connect(lambda: self.sets.extract_again())
-        banner = QHBoxLayout(self.stale_banner)
-        banner.addWidget(self.stale_label, 1)
-        banner.addWidget(self.reextract_button)
-        self.stale_banner.hide()
-        self.editor = PromptEditor()
+    # -- reading the store (on the runner) -------------------------------------------------
+    @property
+    def reading(self) -> bool:
+        """A background read of the tab has not landed yet."""
+        return self.reads.reading
 
-        left = QWidget()
-        column = QVBoxLayout(left)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.tree, 1)
-        row = QHBoxLayout()
-        row.addWidget(self.import_button)
-        row.addWidget(self.export_button)
-        column.addLayout(row)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(left)
-        scroll = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
-        scroll.setWidget(self.editor)  # the window may be smaller than everything the editor shows
-        split.addWidget(scroll)
-        split.setStretchFactor(1, 3)
-        split.setSizes([280, 900])
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Extraction profile in use:"))
-        top.addWidget(self.profile_combo)
-        top.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.stale_banner)
-        layout.addWidget(split, 1)
-
-    # -- reading the store ---------------------------------------------------------------
-    def state_of(self, key: str) -> PromptState:
-        """What the workspace holds for one prompt."""
-        store = self.workspace.store
-        mine = prompt_store.overrides(store)
-        return PromptState(spec(key), prompt_store.effective(store, key), prompt_store.default_for(store, key),
-                           key in mine, prompt_store.versions(store, key))
+    def read(self, what: str, read: Callable[[Store], Any], shown: Callable[[Any], None]) -> None:
+        """Run `read` on the runner, latest-only per `what`, and hand its result to `shown` here."""
+        self.reads.read(what, read, shown)
 
     def select(self, key: str) -> None:
-        """Show one prompt."""
+        """Show one prompt (read in the background)."""
         self.tree.setCurrentItem(self._items[key])
 
-    def refresh(self) -> None:
-        """Read the prompts again (after a write) and show the current one anew."""
+    def refresh(self, then: Callable[[], None] | None = None) -> None:
+        """Read the prompts again (after a write) and show the current one anew; `then` runs once shown."""
         self.show_profile()
         self._label_items()
+        self.refresh_workspace()
         if self.editor.key:
-            self.editor.show_prompt(self.state_of(self.editor.key))
-        self._update_stale()
+            self._read_prompt(self.editor.key)
+        if then is not None:
+            self.reads.when_read(then)
 
     def refresh_workspace(self) -> None:
         """Documents changed: the chunks to try on, and whether the graph is older than the prompts."""
-        if not self.workspace.is_open:
-            return
-        rows = trial_chunks(self.workspace.store, MAX_CHUNKS)
+        profile = self.settings().extraction.profile
+        self.read("tab", lambda store: read_tab(store, profile, MAX_CHUNKS), self._show_tab)
+
+    def _show_tab(self, found: TabRead) -> None:
+        self._overrides = found.overrides
+        rows = found.chunks
         self.editor.trial.set_chunks([(r["id"], f"{r['title']} · chunk {r['idx'] + 1} ({r['tokens']} tokens)")
                                       for r in rows])
         if self.editor.state is not None:
             self.editor.trial.set_usable(self.editor.state.spec.extraction, bool(rows))
-        self._update_stale()
+        self._label_items()
+        self._show_stale(found.stale, found.finished)
         self._update_budget()
 
     def show_profile(self) -> None:
@@ -181,7 +119,7 @@ class PromptsPanel(QWidget):
         self.profile_combo.setCurrentIndex(self.profile_combo.findData(self.settings().extraction.profile))
 
     def _label_items(self) -> None:
-        mine = prompt_store.overrides(self.workspace.store)
+        mine = self._overrides  # as last read
         active = self.settings().extraction.profile
         for key, item in self._items.items():
             edited = key in mine
@@ -191,18 +129,25 @@ class PromptsPanel(QWidget):
             font.setWeight(QFont.Weight.Bold if edited else QFont.Weight.Normal)
             item.setFont(0, font)
         for name, group in self._groups.items():
-            group.setText(0, _group_title(name) + (" (in use)" if name == active else ""))
+            group.setText(0, group_title(name) + (" (in use)" if name == active else ""))
             group.setExpanded(name == active or name not in available_profiles())
 
-    def _show(self, item: QTreeWidgetItem | None) -> None:
+    def show_item(self, item: QTreeWidgetItem | None) -> None:
+        """Show the prompt of a list item (read in the background)."""
         key = item.data(0, KEY_ROLE) if item is not None else None
         if key:
-            self.editor.show_prompt(self.state_of(key))
-            self._update_budget()
+            self._read_prompt(key)
 
-    def _update_stale(self) -> None:
+    def _read_prompt(self, key: str) -> None:
+        def shown(state: PromptState) -> None:
+            current = self.tree.currentItem()
+            if current is not None and current.data(0, KEY_ROLE) == key:
+                self.editor.show_prompt(state)
+                self._update_budget()
+        self.read("prompt", lambda store: read_prompt(store, key), shown)
+
+    def _show_stale(self, stale: int, finished: int) -> None:
         profile = self.settings().extraction.profile
-        stale, finished = prompt_store.staleness(self.workspace.store, profile)
         self.stale_banner.setVisible(stale > 0)
         self.stale_label.setText(
             f"{stale} of {finished} extracted chunks were built with other extraction prompts than the "
@@ -211,19 +156,22 @@ class PromptsPanel(QWidget):
 
     def _update_budget(self) -> None:
         settings = self.settings()
-        chunk_id = self.editor.trial.chunk_id()
-        rows = chunk_texts(self.workspace.store, chunk_id) if self.workspace.is_open else []
-        key = self.editor.key
-        name = spec(key).name if key else ""
-        reply = (settings.ollama.num_predict if not key or spec(key).extraction else
-                 settings.query.answer_tokens if name.startswith("answer") else
-                 settings.extraction.summary_max_tokens if name == "summarize" else REPLY_ROOM.get(name, 1024))
-        self.editor.set_budget(Budget(
-            context=self.context_length, model=settings.ollama.model, reply=reply,
-            sample=rows[0]["text"] if rows else prompt_store.sample_passage(settings.chunking.chunk_tokens),
-            sample_source=self.editor.trial.chunk_combo.currentText().split(" (")[0] if rows
-            else f"a made-up passage of {settings.chunking.chunk_tokens} tokens (a full chunk)",
-            values=lambda k, sample: prompt_store.sample_values(self.workspace.store, k, sample, settings)))
+        chunk_id, key = self.editor.trial.chunk_id(), self.editor.key
+        source = self.editor.trial.chunk_combo.currentText().split(" (")[0]
+
+        def shown(found: SampleRead) -> None:
+            name = spec(key).name if key else ""
+            reply = (settings.ollama.num_predict if not key or spec(key).extraction else
+                     settings.query.answer_tokens if name.startswith("answer") else
+                     settings.extraction.summary_max_tokens if name == "summarize" else REPLY_ROOM.get(name, 1024))
+            values = found.values
+            self.editor.set_budget(Budget(
+                context=self.context_length, model=settings.ollama.model, reply=reply, sample=found.sample,
+                sample_source=source if found.chunk_text is not None
+                else f"a made-up passage of {settings.chunking.chunk_tokens} tokens (a full chunk)",
+                values=lambda k, sample: values if (k, sample) == (key, found.sample)
+                else prompt_store.sample_values(None, k, sample, settings)))
+        self.read("budget", lambda store: read_sample(store, chunk_id, key, settings), shown)
 
     # -- writing -------------------------------------------------------------------------
     def save(self, key: str, text: str, note: str) -> None:
@@ -249,8 +197,7 @@ class PromptsPanel(QWidget):
 
         def finished() -> None:
             self.write_task = None
-            self.refresh()
-            self.changed.emit()
+            self.refresh(then=self.changed.emit)
 
         self.write_task = self.tasks.run(what, job, on_success=done,
                                          on_failure=self._failed, on_finished=finished)
@@ -271,15 +218,12 @@ class PromptsPanel(QWidget):
         if self.editor.problems:
             self.message.emit("Fix the problems of the prompt before trying it: " + self.editor.problems[0].message)
             return
-        rows = chunk_texts(self.workspace.store, chunk_id)
-        if not rows:
-            return
         variants = [("This text", self.editor.text())]
         if trial.comparison() is not None:
             variants.append(trial.comparison())  # type: ignore[arg-type]
         self.trial_runs = []
         trial.set_running(True, comparing=len(variants) > 1)
-        job = trial_job(self.workspace.db_path, self.settings(), state.spec.key, variants, rows[0]["text"],
+        job = trial_job(self.workspace.db_path, self.settings(), state.spec.key, variants, chunk_id,
                         use_cache=not trial.fresh_check.isChecked())
         self.trial_task = self.tasks.run("Trying the prompt", job, on_progress=self._on_trial_run,
                                          on_failure=self._on_trial_failed, on_finished=self._trial_done)
@@ -334,9 +278,7 @@ class PromptsPanel(QWidget):
                                            on_success=known, on_failure=unknown, on_finished=ended)
 
     def shutdown(self) -> None:
-        """Stop a try in progress (the window is closing or switching workspaces)."""
+        """Stop a try in progress and show no read landing later (the window is closing or switching)."""
+        self.reads.close()
         self.stop_trial()
 
-
-def _group_title(group: str) -> str:
-    return {"merge": "Merging", "query": "Questions"}.get(group, f"Extraction: {group}")

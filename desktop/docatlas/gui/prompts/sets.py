@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
@@ -14,10 +14,12 @@ from docatlas.core.base import paths
 from docatlas.core.base.settings import Settings, save_settings
 from docatlas.core.prompts import store as prompt_store
 from docatlas.core.prompts.importer import ImportReport, read_prompt_file
+from docatlas.core.storage.database import Store
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.ingestion import IngestionController
 from docatlas.gui.jobs.prompts import import_prompts_job, requeue_job
 from docatlas.gui.prompts.dialogs import PromptFiles
+from docatlas.gui.prompts.reads import read_staleness
 from docatlas.gui.tasks import Job
 from docatlas.gui.workspace import Workspace
 
@@ -37,6 +39,9 @@ class PromptsHost(Protocol):
 
     def refresh(self) -> None:
         """Read the tab again."""
+
+    def read(self, what: str, read: Callable[[Store], Any], shown: Callable[[Any], None]) -> None:
+        """Run `read` on the runner (latest-only per `what`) and hand its result to `shown` in the GUI thread."""
 
     def show_profile(self) -> None:
         """Show the extraction profile in use."""
@@ -96,7 +101,10 @@ class PromptSets(QObject):
         path = panel.files.choose_export(f"{panel.workspace.name}-prompts.json")
         if path is None:
             return
-        data = prompt_store.export_set(panel.workspace.store)
+        panel.read("export", prompt_store.export_set, lambda data: self._write_export(Path(path), data))
+
+    def _write_export(self, path: Path, data: dict) -> None:
+        panel = self.panel
         try:
             Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         except OSError as exc:
@@ -130,8 +138,12 @@ class PromptSets(QObject):
             panel.message.emit("Wait for the current run to finish (or cancel it), then extract again.")
             return
         profile = panel.settings().extraction.profile
-        stale, _ = prompt_store.staleness(panel.workspace.store, profile)
-        if not stale or not panel.interaction.confirm(
+        panel.read("extract again", lambda store: read_staleness(store, profile),
+                   lambda stale: self._confirm_extract_again(profile, stale))
+
+    def _confirm_extract_again(self, profile: str, stale: int) -> None:
+        panel = self.panel
+        if not stale or panel.ingestion.busy or not panel.interaction.confirm(
                 "Extract Again", f"Extract {stale} chunks again with the {profile} prompts in use?", "Extract Again",
                 "Their records are replaced when the run reaches them; until then the graph leaves them out. "
                 "Replies to prompts that did not change come from the cache."):

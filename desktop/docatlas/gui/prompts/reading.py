@@ -1,0 +1,74 @@
+"""The background reads of one tab: latest-only per kind, each result shown when it lands.
+
+`read(what, read, shown)` runs `read(store)` on the window's runner (a connection of its own,
+see `Workspace.read_job`), keyed by `what` so that a newer read of the same kind drops an older
+one still waiting; `shown(result)` is called in the GUI thread for the newest only. Callbacks
+given to `when_read` run once every read asked so far has landed (a write's "the tab shows it").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from docatlas.core.storage.database import Store
+from docatlas.gui.tasks import TaskFailure, TaskRunner
+from docatlas.gui.workspace import READ_PROMPTS, Workspace
+
+
+class LatestReads:
+    """Reads for one widget on the runner; nothing is shown after `close`."""
+
+    def __init__(self, tasks: TaskRunner, workspace: Workspace, on_failure: Callable[[TaskFailure], None]):
+        self.tasks = tasks
+        self.workspace = workspace
+        self.on_failure = on_failure
+        self._token = object()  # this widget's read keys, and no other's
+        self._asked: dict[str, int] = {}  # the newest read of each kind: an older one that lands is ignored
+        self._pending: set[str] = set()
+        self._when_read: list[Callable[[], None]] = []
+        self._closed = False
+
+    @property
+    def reading(self) -> bool:
+        """A read asked for has not landed yet."""
+        return bool(self._pending)
+
+    def read(self, what: str, read: Callable[[Store], Any], shown: Callable[[Any], None]) -> None:
+        """Run `read` on the runner, latest-only per `what`, and hand its result to `shown` here."""
+        if not self.workspace.is_open or self._closed:
+            return
+        self._asked[what] = asked = self._asked.get(what, 0) + 1
+        self._pending.add(what)
+
+        def current() -> bool:
+            if self._asked.get(what) != asked or self._closed:
+                return False  # a newer read of the same kind is on its way
+            self._pending.discard(what)
+            return True
+
+        def landed(result: object) -> None:
+            if current():
+                shown(result)
+                self._landed()
+
+        def failed(failure: TaskFailure) -> None:
+            if current():
+                self.on_failure(failure)
+                self._landed()
+        self.tasks.run(READ_PROMPTS, self.workspace.read_job(read), key=(what, self._token),
+                       on_success=landed, on_failure=failed)
+
+    def when_read(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once every read asked so far has landed (now, if none is waiting)."""
+        self._when_read.append(callback)
+        self._landed()
+
+    def close(self) -> None:
+        """Show nothing more (the widget is going away)."""
+        self._closed = True
+        self._when_read.clear()
+
+    def _landed(self) -> None:
+        while not self._pending and self._when_read:
+            self._when_read.pop(0)()
