@@ -91,10 +91,12 @@ def main() -> int:
                        and window.ingestion.last_progress.stage == "extract"
                        and window.ingestion.last_progress.chunks_done >= 12)
             window.documents_panel.refresh()
+            wait_until(lambda: not window.documents_panel.reading)  # the list is read off the GUI thread
             save(window, "documents-running")
             server.latency = 0.0
             wait_until(lambda: not window.ingestion.busy)
             window.documents_panel.refresh()
+            wait_until(lambda: not window.documents_panel.reading)
             save(window, "documents")
 
             chat = window.chat_panel
@@ -103,6 +105,7 @@ def main() -> int:
             wait_until(lambda: chat.task is None)
             save(window, "chat")
             chat.turns[-1].reference_buttons[0].click()
+            wait_until(lambda: chat.viewer is not None and chat.viewer.isVisible())  # the passage is read first
             chat.viewer.resize(760, 520)
             save(chat.viewer, "passage")
             chat.viewer.close()
