@@ -58,13 +58,17 @@ def index(
         state = replace(state, elapsed=time.monotonic() - started, **changes)
         return state
 
+    def relay(steps: Iterator[Progress]) -> Iterator[Progress]:
+        """A stage's own steps (merge, summaries) as this run's progress."""
+        for step in steps:
+            yield tick(stage=step.stage, message=step.message, step_done=step.step_done, step_total=step.step_total)
+
     # Long merged descriptions are summarised by the model (cached); the client opens on first use.
     summarize = ModelSummarizer(lambda: llm or OllamaLLM(settings.ollama, cache=store), settings.extraction,
                                 template=merge_template(store, "summarize"), cancel=cancel,
                                 parallel=settings.ollama.parallel)
     if store.get_meta("graph_dirty") == "1":  # an earlier run stopped before merging
-        for step in rebuild_steps(store, None, summarize, cancel):
-            yield tick(stage=step.stage, message=step.message, step_done=step.step_done, step_total=step.step_total)
+        yield from relay(rebuild_steps(store, None, summarize, cancel))
     touched: set[str] = set()
 
     # 1. Documents: hash, load, chunk, store as pending.
@@ -98,8 +102,7 @@ def index(
     # the graph stays dirty, so the next run summarises them); a stop during the merge holds.
     yield tick(stage="merge", message="Merging the graph")
     merge_cancel = threading.Event() if cancel.is_set() else cancel
-    for step in rebuild_steps(store, touched, summarize, merge_cancel):
-        yield tick(stage=step.stage, message=step.message, step_done=step.step_done, step_total=step.step_total)
+    yield from relay(rebuild_steps(store, touched, summarize, merge_cancel))
 
     # 4. Search: embeddings and community reports for what changed (cheap when nothing did).
     if not cancel.is_set():
