@@ -6,6 +6,7 @@ import argparse
 import json
 
 from docatlas.cli.common import UserError, writing
+from docatlas.cli.health import document_health_line
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.export import export
 from docatlas.core.graph.suggest import accept, get_suggestion, reject, suggest_merges
@@ -13,6 +14,7 @@ from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.llm.replay import ReplayLLM
 from docatlas.core.prompts import store as prompt_store
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.health import document_health
 
 
 def cmd_export(args: argparse.Namespace, store: Store, settings: Settings) -> int:
@@ -28,12 +30,14 @@ def cmd_export(args: argparse.Namespace, store: Store, settings: Settings) -> in
 def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> int:
     """Print what the workspace holds."""
     documents = []
+    health = document_health(store)
     for doc in store.documents():
         counts = store.chunk_counts(doc.id)
         documents.append({
             "id": doc.id, "path": doc.path, "title": doc.title, "kind": doc.kind, "status": doc.status,
             "error": doc.error, "chunks": sum(counts.values()),
             "chunks_done": counts.get("done", 0) + counts.get("empty", 0),
+            "health": health.get(doc.id),
         })
     report = {"workspace": str(store.path.parent), **store.counts(), "documents": documents}
     if args.json:
@@ -43,6 +47,8 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
     for d in documents:
         line = f"  [{d['id']}] {d['status']:<8} {d['chunks_done']}/{d['chunks']} chunks  {d['path']}"
         print(line + (f"\n        {d['error']}" if d["error"] else ""))
+        if health_line := document_health_line(d["health"]):
+            print(f"        {health_line}")
     print(f"{report['entities']} entities, {report['relations']} relations, "
           f"{report['chunks_pending']} chunks pending, {report['chunks_failed']} failed.")
     return 0

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from docatlas.cli.common import UserError, writing
+from docatlas.cli.health import print_run_health
 from docatlas.cli.progress import run_with_progress
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.summarize import ModelSummarizer
@@ -49,7 +50,8 @@ def cmd_ingest(args: argparse.Namespace, store: Store, settings: Settings) -> in
     )
     if last.chunks_failed:
         print("Some chunks failed; run the same command again to retry them.", file=sys.stderr)
-    return 1 if (last.chunks_failed or last.documents_failed) else 0
+    health_exit = print_run_health(store)
+    return 1 if (last.chunks_failed or last.documents_failed) else health_exit
 
 
 def cmd_delete(args: argparse.Namespace, store: Store, settings: Settings) -> int:

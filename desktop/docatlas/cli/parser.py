@@ -26,7 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ingest = sub.add_parser("ingest", parents=[writes], help="add documents or folders and extract their graph")
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
-    ingest.add_argument("--profile", choices=available_profiles(), help="extraction prompt profile")
+    ingest.add_argument("--profile", choices=[*available_profiles(), "auto"],
+                        help="extraction prompt profile; auto tries each on the first chunks and keeps "
+                             "the best for the model")
     ingest.add_argument("--model", help="Ollama chat model, e.g. qwen2.5:7b")
     ingest.add_argument("--embed-model", help="Ollama embedding model")
     ingest.add_argument("--parallel", type=_positive, help="model calls in flight at once (default 2)")
@@ -70,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
     status = sub.add_parser("status", help="documents, chunks and graph size")
     status.add_argument("--json", action="store_true", help="machine-readable output")
     _prompts_parser(sub, writes)
+    ungrounded = sub.add_parser("ungrounded", parents=[writes],
+                                help="records the model gave that their text does not contain; accept one to keep it")
+    ungrounded.add_argument("--accept", type=_positive, metavar="ID", help="add record ID to the graph")
+    ungrounded.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
 

@@ -66,3 +66,45 @@ def count_tokens(text: str) -> int:
     Cached: a gleaning round re-sends the first prompt, and prompts are sized every call.
     """
     return len(get_encoding().encode(text, disallowed_special=()))
+
+
+RATIO_MARGIN = 1.05  # over the highest ratio seen: a prompt the model has not seen yet may run longer
+
+
+class TokenRatios:
+    """Per model, how many of its own tokens a prompt takes for one of ours (cl100k_base).
+
+    Learned from `prompt_eval_count` (the model's own count) against our count of the same
+    prompt; the highest ratio seen is kept, since a prompt Ollama partly served from its
+    cache reports fewer tokens than it has. Thread-safe; `learned()` is what to store.
+    """
+
+    def __init__(self, known: dict[str, float] | None = None) -> None:
+        import threading
+
+        self._ratios: dict[str, float] = dict(known or {})
+        self._lock = threading.Lock()
+
+    def observe(self, model: str, ours: int, theirs: int) -> float:
+        """Take in one reply's counts; return the ratio now held for `model`."""
+        with self._lock:
+            if ours > 0 and theirs > 0:
+                self._ratios[model] = max(self._ratios.get(model, 0.0), theirs / ours)
+            return self._ratios.get(model, 0.0)
+
+    def factor(self, model: str, floor: float) -> float:
+        """What to multiply our count by to be sure of the model's: `floor` until learned."""
+        with self._lock:
+            ratio = self._ratios.get(model)
+        return floor if ratio is None else max(floor, ratio * RATIO_MARGIN)
+
+    def load(self, known: dict[str, float]) -> None:
+        """Add stored ratios (a higher one already learned in this process wins)."""
+        with self._lock:
+            for model, ratio in known.items():
+                self._ratios[model] = max(self._ratios.get(model, 0.0), float(ratio))
+
+    def learned(self) -> dict[str, float]:
+        """Every model's ratio, to be stored."""
+        with self._lock:
+            return dict(self._ratios)

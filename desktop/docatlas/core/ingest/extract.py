@@ -8,22 +8,37 @@ a short request for only what it left out. With `loop_check` on, a YES/NO questi
 before each round and a NO (or anything that is not a clear YES) ends the rounds. A round
 that brings no new entity or relation ends them too. The loop check is not kept in the
 conversation that the next gleaning round continues.
+
+Every reply has room that follows the chunk's size (`reply_limit`). A reply cut at that
+limit is never cached (the transport caches only replies that ended by themselves); its
+records are salvaged and the chunk is asked once more with twice the room; if that reply is
+cut too, its records are salvaged and gleaning ends. A reply stopped while looping is
+salvaged without a re-ask (more room only makes a longer loop). At the end the records are
+held to the allowed types and grounded in the chunk's text (`grounding`); the rest are kept
+as `ungrounded`, and the figures go to `health`.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from docatlas.core.base.keys import entity_key, relation_pair
 from docatlas.core.base.records import EntityRecord, RelationRecord
 from docatlas.core.base.settings import ExtractionSettings
+from docatlas.core.base.tokens import count_tokens
+from docatlas.core.ingest.entity_types import TypeNote, hold_types
+from docatlas.core.ingest.grounding import Ungrounded, ground
+from docatlas.core.ingest.health import ChunkHealth, reply_format
 from docatlas.core.ingest.parse import parse_reply
 from docatlas.core.llm.protocol import LLM, LLMReply
 from docatlas.core.prompts.catalog import Profile, render
+from docatlas.core.prompts.examples import example_names, shipped_example_names
 
 LOOP_CHECK_TOKENS = 8  # room for "YES" or "NO" (and a stray word)
+MIN_REPLY, MAX_REPLY = 512, 4096  # reply room for an extraction, before a re-ask doubles it
 _ANSWER = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 
 
@@ -33,7 +48,7 @@ class ChunkExtraction:
 
     entities: list[EntityRecord] = field(default_factory=list)
     relations: list[RelationRecord] = field(default_factory=list)
-    status: str = "done"  # "done", or "empty" when the model gave no records at all
+    status: str = "done"  # "done", or "empty" when no record the text backs came
     calls: int = 0  # model calls answered by Ollama (not the cache)
     cached_calls: int = 0
     prompt_tokens: int = 0
@@ -41,6 +56,9 @@ class ChunkExtraction:
     raw_replies: list[str] = field(default_factory=list)
     gleaning_rounds: int = 0  # gleaning requests made
     loop_checks: int = 0  # YES/NO questions asked
+    ungrounded: list[Ungrounded] = field(default_factory=list)  # records the text does not back
+    type_notes: list[TypeNote] = field(default_factory=list)  # types mapped into the list
+    health: ChunkHealth = field(default_factory=ChunkHealth)
 
     def count(self, reply: LLMReply) -> None:
         """Add one reply's cost."""
@@ -51,6 +69,11 @@ class ChunkExtraction:
             self.calls += 1
         self.prompt_tokens += reply.prompt_tokens
         self.completion_tokens += reply.completion_tokens
+
+
+def reply_limit(chunk_tokens: int) -> int:
+    """Reply room for a chunk: records run to about the chunk's own length, plus a margin."""
+    return max(MIN_REPLY, min(MAX_REPLY, chunk_tokens * 3 // 2 + 256))
 
 
 def first_messages(profile: Profile, text: str, settings: ExtractionSettings) -> list[dict]:
@@ -82,22 +105,30 @@ def extract_chunk(
     text: str,
     settings: ExtractionSettings,
     cancel: threading.Event | None = None,
+    *,
+    accepted: Collection[str] = (),
+    aliases: Mapping[str, Collection[str]] | None = None,
 ) -> ChunkExtraction:
-    """Ask the model for a chunk's entities and relations, gleaning what it missed."""
+    """Ask the model for a chunk's entities and relations, gleaning what it missed.
+
+    `accepted`: entity keys the user accepted for this chunk (they count as grounded);
+    `aliases`: entity key -> other names, for grounding."""
     messages = first_messages(profile, text, settings)
     result = ChunkExtraction()
     seen: set[object] = set()
+    room = reply_limit(count_tokens(text))
 
-    reply = llm.chat(messages, format=profile.json_schema, cancel=cancel)
-    result.count(reply)
+    reply = _ask(llm, messages, profile, room, result, cancel)
+    result.health.reply_format = reply_format(reply.text)
     parsed = parse_reply(reply.text, entity_types=settings.entity_types)
     _add(result, parsed.entities, parsed.relations, seen)
     if parsed.record_count == 0:
         # Prose or a refusal: asking again in the same conversation only feeds a loop.
-        result.status = "empty"
-        return result
+        return _settle(result, profile, text, settings, accepted, aliases)
 
     for _ in range(settings.gleaning):
+        if reply.cut:  # out of room or looping: another round would be the same
+            break
         history = [*messages, {"role": "assistant", "content": reply.text}]
         if settings.loop_check and "loop_check" in profile.prompts:
             check = llm.chat([*history, follow_up(profile, "loop_check", settings)],
@@ -107,12 +138,45 @@ def extract_chunk(
             if not wants_more(check.text):
                 break
         messages = [*history, follow_up(profile, "glean", settings)]
-        reply = llm.chat(messages, format=profile.json_schema, cancel=cancel)
-        result.count(reply)
+        reply = _ask(llm, messages, profile, room, result, cancel)
         result.gleaning_rounds += 1
         parsed = parse_reply(reply.text, entity_types=settings.entity_types)
         if not _add(result, parsed.entities, parsed.relations, seen):
             break
+    return _settle(result, profile, text, settings, accepted, aliases)
+
+
+def _ask(llm: LLM, messages: list[dict], profile: Profile, room: int, result: ChunkExtraction,
+         cancel: threading.Event | None) -> LLMReply:
+    """One extraction reply; a reply cut at the limit is asked once more with twice the room."""
+    reply = llm.chat(messages, format=profile.json_schema, num_predict=room, cancel=cancel)
+    result.count(reply)
+    if reply.done_reason == "length":
+        result.health.retries += 1
+        again = llm.chat(messages, format=profile.json_schema, num_predict=room * 2, cancel=cancel)
+        result.count(again)
+        # the longer reply holds at least as much; a cut one is salvaged by the parser
+        reply = again if len(again.text) >= len(reply.text) or not again.cut else reply
+    if reply.cut:  # what is kept was cut (or stopped looping): its records are salvaged
+        result.health.cut += 1
+    return reply
+
+
+def _settle(result: ChunkExtraction, profile: Profile, text: str, settings: ExtractionSettings,
+            accepted: Collection[str], aliases: Mapping[str, Collection[str]] | None) -> ChunkExtraction:
+    """Hold types to the list, ground the records in the text, fill in the health figures."""
+    health = result.health
+    health.found = len(result.entities) + len(result.relations)
+    entities, result.type_notes = hold_types(result.entities, settings.entity_types)
+    grounded = ground(entities, result.relations, text,
+                      examples=example_names(profile) | shipped_example_names(),
+                      aliases=aliases, accepted=accepted)
+    result.entities, result.relations, result.ungrounded = grounded.entities, grounded.relations, grounded.ungrounded
+    health.grounded = len(result.entities) + len(result.relations)
+    health.grounded_entities = len(result.entities)
+    health.ungrounded = len(result.ungrounded)
+    health.remapped = len(result.type_notes)
+    result.status = "done" if health.grounded else "empty"
     return result
 
 

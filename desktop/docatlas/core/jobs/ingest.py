@@ -28,12 +28,16 @@ from docatlas.core.graph.merge import Summarizer, rebuild, rebuild_steps
 from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.ingest.chunking import chunk_document
 from docatlas.core.ingest.extract import ChunkExtraction, extract_chunk
+from docatlas.core.ingest.findings import accepted_keys, record_findings
 from docatlas.core.ingest.loaders import DocumentError, discover, file_hash, load_document
+from docatlas.core.jobs.auto_profile import AUTO, choose_profile, resolved_settings
+from docatlas.core.jobs.run_health import finish_run_health
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.store import extraction_profile, merge_template
 from docatlas.core.retrieval.communities import refresh_communities
 from docatlas.core.retrieval.embed import embed_pending
+from docatlas.core.storage import health as stored_health
 from docatlas.core.storage.database import ChunkRow, NewChunk, Store
 from docatlas.core.storage.lock import writes_workspace
 
@@ -94,8 +98,21 @@ def index(
         llm_check = getattr(llm, "check", None)
         if llm_check is not None:
             llm_check()
-        for done in _extract_all(store, work, settings, llm, cancel, touched):
-            yield tick(**done)
+        if settings.extraction.profile == AUTO:
+            scores: dict[str, int] = {}
+            for step in choose_profile(store, work, settings, llm, cancel, scores):
+                yield tick(message=step.message)
+            settings = resolved_settings(store, settings, llm.model)
+        ratios = getattr(llm, "ratios", None)  # the model's tokens per one of ours, learned
+        if ratios is not None:
+            ratios.load(stored_health.token_ratios(store))
+        try:
+            for done in _extract_all(store, work, settings, llm, cancel, touched):
+                yield tick(**done)
+        finally:
+            if ratios is not None:
+                stored_health.put_token_ratios(store, ratios.learned())
+    health_warning = finish_run_health(store, [c.id for c in work], settings.extraction.profile)
 
     # 3. Graph: re-derive what the new records touched. A run stopped during extraction still
     # merges what it found (the summariser declines once stopped: descriptions are joined and
@@ -119,7 +136,8 @@ def index(
             if cancel.is_set():
                 break
     stage = "cancelled" if cancel.is_set() else "done"
-    yield tick(stage=stage, eta=0.0, message="Stopped; run again to continue." if cancel.is_set() else "Done")
+    yield tick(stage=stage, eta=0.0, message="Stopped; run again to continue." if cancel.is_set() else "Done",
+               warnings=state.warnings + ((health_warning,) if health_warning else ()))
 
 
 @writes_workspace("delete")
@@ -183,8 +201,8 @@ def _extract_all(
     fatal: LLMError | None = None
     started = time.monotonic()
 
-    def run(chunk: ChunkRow) -> ChunkExtraction:
-        return extract_chunk(llm, profile, chunk.text, settings.extraction, cancel)
+    def run(chunk: ChunkRow, accepted: set[str]) -> ChunkExtraction:
+        return extract_chunk(llm, profile, chunk.text, settings.extraction, cancel, accepted=accepted)
 
     pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="docatlas-llm")
     try:
@@ -193,7 +211,7 @@ def _extract_all(
                 chunk = next(queue, None)
                 if chunk is None:
                     break
-                in_flight[pool.submit(run, chunk)] = chunk
+                in_flight[pool.submit(run, chunk, accepted_keys(store, chunk.id))] = chunk
             if not in_flight:
                 break
             finished, _ = wait(in_flight, timeout=0.2, return_when=FIRST_COMPLETED)
@@ -236,6 +254,7 @@ def _extract_all(
 
 def _store_result(store: Store, chunk: ChunkRow, result: ChunkExtraction, settings: Settings,
                   llm: LLM, touched: set[str], totals: dict) -> None:
+    record_findings(store, chunk.id, result)  # first: a finished chunk always has its findings
     keys = [entity_key(e.name) for e in result.entities]
     pairs = [(entity_key(r.source), entity_key(r.target)) for r in result.relations]
     store.finish_chunk(

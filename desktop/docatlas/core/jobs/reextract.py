@@ -6,7 +6,8 @@ Three steps, each optional to skip and none calling the model:
    the current parser (`ReplayLLM`); a chunk whose records change gets the new ones. The
    replay follows the conversation the chunk really had, whatever the gleaning settings
    say now: gleaning rounds go on while their replies are cached, and loop checks are
-   skipped (a round the model was not asked for is simply not in the cache). A chunk
+   skipped (a round the model was not asked for is simply not in the cache). Grounding
+   applies as at ingestion (the names the user accepted count as backed). A chunk
    whose first reply is not cached (other entity types, language or prompt) keeps the
    records it has.
 2. Re-key: every record's key is computed again from the name the model wrote, with the
@@ -24,10 +25,11 @@ from docatlas.core.base.keys import entity_key
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.merge import Summarizer, aliases, rebuild
 from docatlas.core.ingest.extract import extract_chunk
+from docatlas.core.ingest.findings import accepted_keys, record_findings
 from docatlas.core.llm.replay import NotCached, ReplayLLM
 from docatlas.core.prompts.catalog import Profile
 from docatlas.core.prompts.store import extraction_profile
-from docatlas.core.storage import records
+from docatlas.core.storage import records, ungrounded
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.lock import writes_workspace
 
@@ -76,11 +78,12 @@ def reparse_chunks(store: Store, settings: Settings, report: RederiveReport | No
             continue
         llm = ReplayLLM(settings.ollama, store, model=row.model or settings.ollama.model)
         try:
-            result = extract_chunk(llm, profile, row.text, replay)
+            result = extract_chunk(llm, profile, row.text, replay, accepted=accepted_keys(store, row.id))
         except NotCached:
             report.kept += 1
             continue
         report.reparsed += 1
+        record_findings(store, row.id, result)  # grounding holds for re-derived records too
         if records.chunk_records(store, row.id) == _records(result.entities, result.relations):
             continue
         report.changed += 1
@@ -141,6 +144,7 @@ def requeue_chunks(store: Store, chunk_ids: Iterable[int], summarize: Summarizer
     if not ids:
         return set()
     touched, documents = records.requeue(store, ids)
+    ungrounded.clear_ungrounded(store, ids)
     for document_id in documents:
         store.refresh_document_status(document_id)
     rebuild(store, touched, summarize)

@@ -24,6 +24,7 @@ import ollama
 from docatlas.core.base.errors import Cancelled, LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
 from docatlas.core.base.settings import DEFAULT_HOST, OllamaSettings
 from docatlas.core.llm.protocol import LLMReply, ResponseCache, cache_key, reply_options, strip_think
+from docatlas.core.llm.repetition import RepetitionGuard
 
 log = logging.getLogger("docatlas.llm")
 
@@ -129,6 +130,9 @@ class OllamaLLM:
         self._lock = threading.Lock()
         self._contexts: dict[str, int] = {}
         self._no_think: set[str] = set()
+        from docatlas.core.base.tokens import TokenRatios  # tiktoken loads on first use, not at import
+
+        self.ratios = TokenRatios()  # the model's tokens per one of ours, learned from its replies
 
     # -- public API -----------------------------------------------------------------------
     def chat(
@@ -159,17 +163,20 @@ class OllamaLLM:
         options["num_ctx"] = self.num_ctx(messages, predict, model)
         sink = _TokenSink(on_token) if on_token is not None else None
 
-        def attempt() -> tuple[str, int, int]:
+        def attempt() -> tuple[str, int, int, str]:
             if sink is not None:
                 sink.restart()
             return self._stream(model, messages, options, format, cancel, sink)
 
         with self._interrupt_on(cancel):
-            text, prompt_tokens, completion_tokens = self._retrying(attempt, model, cancel)
+            text, prompt_tokens, completion_tokens, done_reason = self._retrying(attempt, model, cancel)
         text = strip_think(text)
-        if text and self.cache is not None:
+        from docatlas.core.base.tokens import count_tokens
+
+        self.ratios.observe(model, sum(count_tokens(str(m.get("content") or "")) for m in messages), prompt_tokens)
+        if text and self.cache is not None and done_reason == "stop":  # a cut reply is never final
             self.cache.put(key, model, text)
-        return LLMReply(text, prompt_tokens, completion_tokens, False, time.monotonic() - started)
+        return LLMReply(text, prompt_tokens, completion_tokens, False, time.monotonic() - started, done_reason)
 
     def check(self) -> None:
         """Raise OllamaUnreachable or ModelNotFound (one user sentence) unless ready to run."""
@@ -204,7 +211,7 @@ class OllamaLLM:
 
         name = model or self.model
         prompt = sum(count_tokens(str(m.get("content") or "")) for m in messages)
-        prompt = math.ceil((prompt + MESSAGE_OVERHEAD * len(messages)) * SAFETY)
+        prompt = math.ceil((prompt + MESSAGE_OVERHEAD * len(messages)) * self.ratios.factor(name, SAFETY))
         cap = min(self.context_length(name), self.settings.max_context)
         if prompt > cap:
             raise LLMError(
@@ -260,8 +267,8 @@ class OllamaLLM:
         format: dict | str | None,
         cancel: threading.Event | None,
         on_token: Callable[[str], None] | None,
-    ) -> tuple[str, int, int]:
-        """One streamed chat call; returns (text, prompt tokens, completion tokens)."""
+    ) -> tuple[str, int, int, str]:
+        """One streamed chat call; returns (text, prompt tokens, completion tokens, done reason)."""
         with self._lock:
             think = None if model in self._no_think else False
         try:
@@ -283,7 +290,7 @@ class OllamaLLM:
         think: bool | None,
         cancel: threading.Event | None,
         on_token: Callable[[str], None] | None,
-    ) -> tuple[str, int, int]:
+    ) -> tuple[str, int, int, str]:
         with self._lock:
             self.calls += 1
         log.debug("chat %s num_ctx=%s", model, options.get("num_ctx"))
@@ -296,6 +303,7 @@ class OllamaLLM:
             options=options,
         )
         pieces: list[str] = []
+        guard = RepetitionGuard()  # a looping reply is stopped here, not at the reply limit
         try:
             for part in stream:
                 if cancel is not None and cancel.is_set():
@@ -305,8 +313,11 @@ class OllamaLLM:
                     pieces.append(piece)
                     if on_token is not None:
                         on_token(piece)
+                    if guard.feed(piece):
+                        return guard.kept_text(), 0, len(pieces), "repeat"
                 if part.done:
-                    return "".join(pieces), part.prompt_eval_count or 0, part.eval_count or 0
+                    return ("".join(pieces), part.prompt_eval_count or 0, part.eval_count or 0,
+                            part.done_reason or "stop")
         finally:
             stream.close()
         raise _IncompleteStream("the answer stopped before it was complete")

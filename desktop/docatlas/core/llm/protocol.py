@@ -74,13 +74,24 @@ def reply_options(settings: OllamaSettings, num_predict: int | None) -> dict[str
 
 @dataclass(frozen=True)
 class LLMReply:
-    """A finished reply, think blocks removed."""
+    """A finished reply, think blocks removed.
+
+    `done_reason` is Ollama's: "stop" for a reply that ended by itself, "length" for one cut
+    at the reply limit; "repeat" when DocAtlas stopped a reply that was looping. Only a
+    "stop" reply is cached. `prompt_tokens` is the model's own count (`prompt_eval_count`).
+    """
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     cached: bool
     seconds: float
+    done_reason: str = "stop"
+
+    @property
+    def cut(self) -> bool:
+        """The reply did not end by itself (cut at the limit, or stopped while looping)."""
+        return self.done_reason in ("length", "repeat")
 
 
 @runtime_checkable

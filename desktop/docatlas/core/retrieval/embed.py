@@ -90,7 +90,7 @@ def embed_pending(store: Store, llm: Embedder, settings: Settings,
                         message=message or warning or f"Embedded {done} of {total} items",
                         warnings=(warning,) if warning else ())
 
-    yield progress()
+    yield progress(message=f"Embedding {total} items")  # not "Embedded 0 of N": nothing is done yet
     parallel = max(1, settings.ollama.parallel)
     pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="docatlas-embed")
     try:

@@ -9,6 +9,7 @@ from docatlas.core.storage.migrations import (
     m003_merge_suggestions,
     m004_prompts,
     m005_graph_explorer,
+    m006_extraction_health,
 )
 
 MIGRATIONS: list[str] = [
@@ -17,5 +18,6 @@ MIGRATIONS: list[str] = [
     m003_merge_suggestions.SQL,
     m004_prompts.SQL,
     m005_graph_explorer.SQL,
+    m006_extraction_health.SQL,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,104 @@
+"""Extraction health: what one chunk's replies gave, and what a run's chunks add up to.
+
+Per chunk: records found in the replies, grounded (kept in the graph), ungrounded (kept for
+review), types remapped, replies cut at the reply limit or stopped while looping, re-asks,
+and the format the first reply came in. A run (or a document) sums its chunks; `verdict`
+says in one sentence when most chunks gave nothing, so that is never reported as success.
+Pure: the storage of these figures is `storage.health`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+
+MOSTLY_EMPTY = 0.5  # a run where more than this share of chunks gave no entity is not a success
+_JSON = re.compile(r"^\s*(?:```\w*\s*)?[\[{]")
+
+
+@dataclass
+class ChunkHealth:
+    """The figures of one chunk's extraction."""
+
+    found: int = 0  # entity and relation records read from the replies
+    grounded: int = 0  # of those, backed by the chunk's text (in the graph)
+    ungrounded: int = 0  # kept for review
+    grounded_entities: int = 0
+    remapped: int = 0  # entity types mapped into the configured list
+    cut: int = 0  # replies that ended at the reply limit or were stopped while looping
+    retries: int = 0  # replies asked again with more room
+    reply_format: str = ""  # json, compact, tuple, prose or empty
+
+    def reason(self) -> str:
+        """One sentence on what went wrong with this chunk, or "" when it went well."""
+        if self.found == 0:
+            return f"The model gave no records (its reply was {self.reply_format or 'empty'})."
+        if self.grounded_entities == 0:
+            return f"None of the {self.found} records the model gave is backed by the text."
+        if self.cut:
+            return f"{self.cut} replies were cut off; their records were salvaged."
+        return ""
+
+
+@dataclass
+class HealthTotals:
+    """A run's or a document's chunks summed."""
+
+    chunks: int = 0
+    no_entity: int = 0  # chunks that gave no grounded entity
+    found: int = 0
+    grounded: int = 0
+    ungrounded: int = 0
+    remapped: int = 0
+    cut: int = 0
+    retries: int = 0
+
+    def add(self, health: ChunkHealth) -> None:
+        """Count one chunk in."""
+        self.chunks += 1
+        self.no_entity += health.grounded_entities == 0
+        for name in ("found", "grounded", "ungrounded", "remapped", "cut", "retries"):
+            setattr(self, name, getattr(self, name) + getattr(health, name))
+
+    @property
+    def mostly_empty(self) -> bool:
+        """More than half of the chunks gave no entity."""
+        return self.chunks > 0 and self.no_entity > self.chunks * MOSTLY_EMPTY
+
+
+def totals(healths: Iterable[ChunkHealth]) -> HealthTotals:
+    """Sum chunk figures."""
+    summed = HealthTotals()
+    for health in healths:
+        summed.add(health)
+    return summed
+
+
+def verdict(summed: HealthTotals, profile: str) -> str:
+    """The sentence a run ends with when its chunks mostly gave nothing; "" otherwise."""
+    if not summed.mostly_empty:
+        return ""
+    hint = "try --profile json" if profile != "json" else "try a larger model"
+    if summed.found and summed.ungrounded >= summed.found * MOSTLY_EMPTY:
+        return (f"{summed.no_entity} of {summed.chunks} chunks gave no entity found in the text "
+                f"({summed.ungrounded} records named things the text does not contain): the model may be "
+                f"too small or the profile unsuited; {hint}, or review them with `docatlas ungrounded`.")
+    return (f"{summed.no_entity} of {summed.chunks} chunks gave no entity: the model may be too small "
+            f"or the profile unsuited; {hint}.")
+
+
+def reply_format(text: str) -> str:
+    """The shape a reply came in: json, compact, tuple, prose or empty."""
+    if not text.strip():
+        return "empty"
+    if _JSON.match(text):
+        return "json"
+    if "<|#|>" in text:
+        return "compact"
+    if "<|>" in text:
+        return "tuple"
+    return "prose"
+
+
+HEALTH_FIELDS = tuple(f.name for f in fields(ChunkHealth))

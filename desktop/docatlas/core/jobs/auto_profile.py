@@ -1,0 +1,71 @@
+"""`--profile auto`: try every extraction profile on the first chunks, keep the best for the model.
+
+The score of a profile is the number of grounded records (entities and relations the
+chunk's text backs) it gets from the first `TRIAL_CHUNKS` chunks, without gleaning. The
+winner is remembered per model in the workspace (`model_facts`), so later runs skip the
+trial. Ties go to the earlier profile of `TRIAL_ORDER` (json first: grammar-constrained
+output is what small models manage best). The trial replies are cached, so the chosen
+profile's first pass over those chunks costs nothing again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+
+from docatlas.core.base.errors import LLMError, OllamaUnreachable
+from docatlas.core.base.progress import Progress
+from docatlas.core.base.settings import Settings
+from docatlas.core.ingest.extract import extract_chunk
+from docatlas.core.llm.protocol import LLM
+from docatlas.core.prompts.catalog import available_profiles
+from docatlas.core.prompts.store import extraction_profile
+from docatlas.core.storage import health as stored_health
+from docatlas.core.storage.database import ChunkRow, Store
+
+AUTO = "auto"
+TRIAL_CHUNKS = 2
+TRIAL_ORDER = ("json", "compact", "lightrag", "graphrag")
+
+
+def trial_profiles() -> list[str]:
+    """The profiles a trial compares, in tie-break order."""
+    shipped = available_profiles()
+    return [p for p in TRIAL_ORDER if p in shipped] + [p for p in shipped if p not in TRIAL_ORDER]
+
+
+def choose_profile(store: Store, work: Sequence[ChunkRow], settings: Settings, llm: LLM,
+                   cancel: threading.Event, scores: dict[str, int]) -> Iterator[Progress]:
+    """Fill `scores` (profile -> grounded records) from a trial and remember the winner.
+
+    Yields a Progress per profile tried. Does nothing when the model already has a choice."""
+    if stored_health.chosen_profile(store, llm.model) is not None or not work:
+        return
+    trial = replace(settings.extraction, gleaning=0, loop_check=False)
+    for number, name in enumerate(trial_profiles(), 1):
+        if cancel.is_set():
+            return
+        yield Progress(stage="extract", step_done=number - 1, step_total=len(trial_profiles()),
+                       message=f"Trying the {name} profile on {min(len(work), TRIAL_CHUNKS)} chunks")
+        profile = extraction_profile(store, name)
+        score = 0
+        for chunk in work[:TRIAL_CHUNKS]:
+            try:
+                score += extract_chunk(llm, profile, chunk.text, trial, cancel).health.grounded
+            except OllamaUnreachable:
+                raise
+            except LLMError:
+                continue  # this profile's prompt does not suit; it scores what it got
+        scores[name] = score
+    if scores and not cancel.is_set():
+        best = max(scores, key=lambda p: (scores[p], -trial_profiles().index(p)))
+        stored_health.put_chosen_profile(store, llm.model, best, scores)
+
+
+def resolved_settings(store: Store, settings: Settings, model: str) -> Settings:
+    """`settings` with `auto` replaced by the profile chosen for `model` (lightrag when none yet)."""
+    if settings.extraction.profile != AUTO:
+        return settings
+    chosen = stored_health.chosen_profile(store, model) or "lightrag"
+    return replace(settings, extraction=replace(settings.extraction, profile=chosen))
