@@ -48,8 +48,9 @@ class Grounding:
 
 
 def normalise(text: str) -> str:
-    """Case, accents of form (NFKC), punctuation, possessives and spacing folded: " a b c "."""
-    text = unicodedata.normalize("NFKC", text).casefold()
+    """Case, accents, width (NFKC), punctuation, possessives and spacing folded: " a b c "."""
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))  # "Zürich" is "Zurich"
     text = _POSSESSIVE.sub(r"\1", text)
     words = _NON_WORD.sub(" ", text).replace("_", " ").split()
     return " " + " ".join(words) + " " if words else " "
