@@ -83,7 +83,7 @@ def test_profile_auto_keeps_the_profile_with_most_grounded_records_and_remembers
         assert health.chosen_profile(store, "qwen2.5:7b") == "json"
         assert {r["profile"] for r in store.query("SELECT profile FROM chunks")} == {"json"}
     calls = len(host.requests)
-    docatlas(capsys, "--data-dir", str(ws), "ingest", str(write_corpus(tmp_path / "more", {"x.txt": "Ada Byron met Alan Turing."})),
-             "--profile", "auto")
+    more = write_corpus(tmp_path / "more", {"x.txt": "Ada Byron met Alan Turing."})
+    docatlas(capsys, "--data-dir", str(ws), "ingest", str(more), "--profile", "auto")
     later = [r["body"] for r in host.requests[calls:] if r["path"] == "/api/chat"]
     assert later and all(isinstance(b.get("format"), dict) for b in later)  # no second trial: json straight away
