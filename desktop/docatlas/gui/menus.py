@@ -16,6 +16,7 @@ from docatlas.gui.gui_state import THEMES, GuiState
 from docatlas.gui.ingestion import IngestionController
 from docatlas.gui.views.chat_panel import ChatPanel
 from docatlas.gui.views.documents_panel import DocumentsPanel
+from docatlas.gui.views.ungrounded import show_ungrounded_review
 from docatlas.gui.workspace import Workspace
 
 
@@ -30,6 +31,7 @@ class MenuHost(Protocol):
     ingestion: IngestionController
     chat_panel: ChatPanel
     recent_menu: QMenu
+    tasks: object  # the window's TaskRunner
 
     def menuBar(self) -> QMenuBar:
         """The window's menu bar."""
@@ -100,6 +102,10 @@ def build_menus(window: MenuHost) -> dict[str, QAction]:
     actions["resume"] = _action(documents, "&Resume", lambda: window.ingestion.resume(), "Ctrl+Shift+R")
     actions["cancel"] = _action(documents, "&Cancel Run", lambda: window.ingestion.cancel(), "Ctrl+.")
     actions["retry"] = _action(documents, "Retry &Failed", lambda: window.ingestion.retry_failed())
+    actions["review_ungrounded"] = _action(
+        documents, "Review &Ungrounded Records…",
+        lambda: show_ungrounded_review(window.tasks, window.workspace.db_path, window),  # type: ignore[arg-type]
+        tip="Records the model gave that their text does not contain; add one to the graph")
     actions["delete"] = _action(documents, "&Delete…", lambda: window.documents_panel.delete_selected(), Std.Delete)
     documents.addSeparator()
     actions["refresh"] = _action(documents, "Re&fresh", lambda: window.refresh(), Std.Refresh)

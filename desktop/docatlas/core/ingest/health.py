@@ -88,6 +88,22 @@ def verdict(summed: HealthTotals, profile: str) -> str:
             f"or the profile unsuited; {hint}.")
 
 
+def document_reason(chunks: int, no_entity: int, ungrounded: int, cut: int, remapped: int) -> str:
+    """The sentence a document's health mark explains itself with; "" when nothing is wrong."""
+    parts = []
+    if chunks and no_entity > chunks * MOSTLY_EMPTY:
+        parts.append(f"{no_entity} of {chunks} chunks gave no entity found in the text: the model may be too "
+                     "small or the profile unsuited; try the json profile.")
+    if ungrounded:
+        parts.append(f"{ungrounded} records named things the text does not contain; review them in "
+                     "Graph > Review ungrounded records.")
+    if cut:
+        parts.append(f"{cut} replies were cut off; their records were salvaged.")
+    if remapped and parts:
+        parts.append(f"{remapped} types were mapped into the list.")
+    return " ".join(parts)
+
+
 def reply_format(text: str) -> str:
     """The shape a reply came in: json, compact, tuple, prose or empty."""
     if not text.strip():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from docatlas.core.storage.database import Store
 
@@ -39,15 +40,38 @@ def chunk_health(store: Store, chunk_ids: Sequence[int]) -> dict[int, dict]:
     return found
 
 
-def document_health(store: Store) -> dict[int, dict]:
-    """Per document: chunks with figures, chunks without any grounded entity, and the sums."""
+def document_health(store: Store, document_ids: Sequence[int] | None = None) -> dict[int, dict]:
+    """Per document (all, or these): chunks with figures, chunks without a grounded entity, the sums.
+
+    With `document_ids` the read goes through the chunks' (document_id, idx) index."""
     sums = ", ".join(f"COALESCE(SUM(h.{c}), 0) AS {c}" for c in COUNTS)
+    ids = sorted({int(i) for i in document_ids}) if document_ids is not None else None
+    if ids is not None and not ids:
+        return {}
+    where = f"WHERE c.document_id IN ({','.join('?' * len(ids))}) " if ids is not None else ""
     rows = store.query(
         f"SELECT c.document_id AS document_id, COUNT(h.chunk_id) AS chunks, "
         f"COALESCE(SUM(h.grounded_entities = 0), 0) AS no_entity, {sums}, "
         "GROUP_CONCAT(DISTINCT h.reply_format) AS formats "
-        "FROM chunks c JOIN chunk_health h ON h.chunk_id = c.id GROUP BY c.document_id")
+        f"FROM chunks c JOIN chunk_health h ON h.chunk_id = c.id {where}GROUP BY c.document_id", ids or ())
     return {int(r["document_id"]): dict(r) for r in rows}
+
+
+@dataclass(frozen=True)
+class HealthMark:
+    """A document's extraction health, as the Documents tab marks it."""
+
+    chunks: int = 0  # chunks with figures
+    no_entity: int = 0  # of those, chunks that gave no grounded entity
+    ungrounded: int = 0
+    cut: int = 0
+    remapped: int = 0
+
+
+def health_marks(store: Store, document_ids: Sequence[int] | None = None) -> dict[int, HealthMark]:
+    """`document_health` as marks."""
+    return {d: HealthMark(f["chunks"], f["no_entity"], f["ungrounded"], f["cut"], f["remapped"])
+            for d, f in document_health(store, document_ids).items()}
 
 
 def clear_chunk_health(conn, chunk_ids: Sequence[int]) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.health import HealthMark, health_marks
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class DocumentSummary:
     chunks_failed: int
     chunks_pending: int
     entities: int
+    health: HealthMark | None = None  # extraction health of its finished chunks
 
     @property
     def name(self) -> str:
@@ -64,9 +66,11 @@ def _marks(values: Sequence) -> str:
 
 def _summaries(store: Store, where: str, params: Sequence, entities: dict[int, int]) -> list[DocumentSummary]:
     rows = store.query(_SUMMARY.format(where=where), params)
+    marks = health_marks(store, [r["id"] for r in rows] if where else None)
     return [
         DocumentSummary(r["id"], r["path"], r["title"], r["kind"], r["size"] or 0, r["status"], r["error"] or "",
-                        r["chunks"], r["done"], r["failed"], r["pending"], entities.get(r["id"], 0))
+                        r["chunks"], r["done"], r["failed"], r["pending"], entities.get(r["id"], 0),
+                        marks.get(r["id"]))
         for r in rows
     ]
 

@@ -1,4 +1,5 @@
-"""The documents table: name, type, size, chunks, status, entities found.
+"""The documents table: name, type, size, chunks, status, entities found (with a health mark,
+its reason in the tooltip, when extraction went badly).
 
 Rows are `DocumentSummary` read off the GUI thread (see `WorkspaceReader`); `refresh()`
 takes a full read and diffs by document id so the selection survives, `update()` takes the
@@ -15,6 +16,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
+from docatlas.core.ingest.health import document_reason
 from docatlas.core.storage.read_models import DocumentSummary
 from docatlas.gui.formatting import duration, human_size
 from docatlas.gui.theme import error_color
@@ -38,6 +40,16 @@ class RunView:
     skipped: frozenset[str] = field(default_factory=frozenset)  # paths found unchanged
     worked: frozenset[int] = field(default_factory=frozenset)  # documents with chunks to do at the start
     seconds_per_chunk: float | None = None  # wall time per chunk so far (model calls run in parallel)
+
+
+HEALTH_MARK = "⚠"
+
+
+def health_reason(row: DocumentSummary) -> str:
+    """Why the document's extraction health is marked, one or two sentences; "" when it is fine."""
+    mark = row.health
+    return "" if mark is None else document_reason(mark.chunks, mark.no_entity, mark.ungrounded, mark.cut,
+                                                   mark.remapped)
 
 
 def status_text(row: DocumentSummary, run: RunView, eta: float | None = None) -> str:
@@ -96,6 +108,8 @@ class DocumentTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == STATUS and row.error:
                 return row.error
+            if column == ENTITIES:
+                return health_reason(row) or None
             return row.path if column == NAME else None
         if role == Qt.ItemDataRole.ForegroundRole and column == STATUS and row.status == "failed" \
                 and not row.chunks_pending:
@@ -184,7 +198,7 @@ class DocumentTableModel(QAbstractTableModel):
         if column == STATUS:
             run = self.run_view()
             return status_text(row, run, self._eta(row, run))
-        return str(row.entities)
+        return f"{row.entities} {HEALTH_MARK}" if health_reason(row) else str(row.entities)
 
     def _eta(self, row: DocumentSummary, run: RunView) -> float | None:
         """When this document should be done: chunks are extracted in document order."""
