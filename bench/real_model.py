@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "desktop")]
 
-from docatlas.core.storage.database import Store  # noqa: E402
+from docatlas.core.storage.database import Store
 
 REAL = ROOT.parent / "shared" / "tools" / "real-ollama"
 EMBED = "multilingual-e5-small:q4"
