@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import threading
 from base64 import b64decode
 from pathlib import Path
 
@@ -80,8 +81,6 @@ class TokenRatios:
     """
 
     def __init__(self, known: dict[str, float] | None = None) -> None:
-        import threading
-
         self._ratios: dict[str, float] = dict(known or {})
         self._lock = threading.Lock()
 

@@ -30,16 +30,6 @@ class ChunkHealth:
     retries: int = 0  # replies asked again with more room
     reply_format: str = ""  # json, compact, tuple, prose or empty
 
-    def reason(self) -> str:
-        """One sentence on what went wrong with this chunk, or "" when it went well."""
-        if self.found == 0:
-            return f"The model gave no records (its reply was {self.reply_format or 'empty'})."
-        if self.grounded_entities == 0:
-            return f"None of the {self.found} records the model gave is backed by the text."
-        if self.cut:
-            return f"{self.cut} replies were cut off; their records were salvaged."
-        return ""
-
 
 @dataclass
 class HealthTotals:

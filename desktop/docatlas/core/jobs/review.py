@@ -31,8 +31,8 @@ def accept_record(store: Store, record_id: int, summarize: Summarizer | None = N
     else:
         ends = {entity_key(record.name), entity_key(record.target)}
         entities = [(entity_key(r.name), r.name, r.type, r.description)
-                    for r in ungrounded.list_ungrounded(store, limit=100_000)
-                    if r.chunk_id == record.chunk_id and r.kind == "entity" and entity_key(r.name) in ends]
+                    for r in ungrounded.chunk_entity_records(store, record.chunk_id)
+                    if not r.accepted and entity_key(r.name) in ends]
         relation = (entity_key(record.name), entity_key(record.target))
     ungrounded.accept(store, record, entities, relation)
     touched = {key for key, *_ in entities} | set(relation or ())

@@ -72,14 +72,23 @@ def trim_loop(text: str) -> str:
     """`text` without the repeats at its end (one round of the loop is kept)."""
     period = tail_period(text)
     if period is not None:
+        unit = text[-period:]
+        period = next((q for q in range(MIN_PERIOD, period) if period % q == 0
+                       and unit == text[-q:] * (period // q)), period)  # the shortest round
         while len(text) >= 2 * period and text[-period:] == text[-2 * period:-period]:
             text = text[:-period]
+        head, _, last = text.rpartition("\n")
+        if head and last.strip() and any(line.strip().startswith(last.strip()) for line in head.split("\n")):
+            text = head + "\n"  # the start of one more round, where the stream was stopped
         return text
     seen: set[str] = set()
     kept: list[str] = []
-    for line in text.split("\n"):
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
         key = line.strip()
-        if len(key) >= MIN_LINE and key in seen:
+        repeat = len(key) >= MIN_LINE and key in seen
+        cut_repeat = number == len(lines) - 1 and key and any(s.startswith(key) for s in seen)
+        if repeat or cut_repeat:  # a repeat, or the start of one where the stream was stopped
             continue
         seen.add(key)
         kept.append(line)

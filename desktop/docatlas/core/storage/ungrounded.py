@@ -71,6 +71,14 @@ def get_ungrounded(store: Store, record_id: int) -> UngroundedRow | None:
     return _row(rows[0]) if rows else None
 
 
+def chunk_entity_records(store: Store, chunk_id: int) -> list[UngroundedRow]:
+    """A chunk's ungrounded entity records (accepted or not)."""
+    rows = store.query("SELECT u.*, d.path AS document FROM ungrounded_records u JOIN chunks c ON "
+                       "c.id = u.chunk_id JOIN documents d ON d.id = c.document_id "
+                       "WHERE u.chunk_id = ? AND u.kind = 'entity' ORDER BY u.id", (int(chunk_id),))
+    return [_row(r) for r in rows]
+
+
 def accepted_names(store: Store, chunk_id: int) -> list[str]:
     """Names the user accepted for a chunk (entities, and both ends of accepted relations)."""
     names: list[str] = []

@@ -87,7 +87,13 @@ class UngroundedReview(QDialog):
         self.accept_button.setEnabled(False)
         self.summary.setText(f"Adding {record_text(row)} to the graph…")
         self.tasks.run("Adding a record to the graph", write_job(self.db_path, lambda s: accept_record(s, row.id)),
-                       writes=True, on_success=lambda _r: self.reload(), on_failure=self._failed)
+                       writes=True, on_success=self._accepted, on_failure=self._failed)
+
+    def _accepted(self, _record: object) -> None:
+        self.reload()
+        refresh = getattr(self.parent(), "refresh", None)  # the window reads the workspace again
+        if callable(refresh):
+            refresh()
 
     def _show(self, found: object) -> None:
         rows, total = found  # type: ignore[misc]
