@@ -70,6 +70,7 @@ def count_tokens(text: str) -> int:
 
 
 RATIO_MARGIN = 1.05  # over the highest ratio seen: a prompt the model has not seen yet may run longer
+MIN_SAMPLE = 256  # shorter prompts are mostly chat template, which would inflate the ratio
 
 
 class TokenRatios:
@@ -77,7 +78,8 @@ class TokenRatios:
 
     Learned from `prompt_eval_count` (the model's own count) against our count of the same
     prompt; the highest ratio seen is kept, since a prompt Ollama partly served from its
-    cache reports fewer tokens than it has. Thread-safe; `learned()` is what to store.
+    cache reports fewer tokens than it has. Prompts under MIN_SAMPLE tokens are not counted (the
+    chat template would dominate them). Thread-safe; `learned()` is what to store.
     """
 
     def __init__(self, known: dict[str, float] | None = None) -> None:
@@ -87,7 +89,7 @@ class TokenRatios:
     def observe(self, model: str, ours: int, theirs: int) -> float:
         """Take in one reply's counts; return the ratio now held for `model`."""
         with self._lock:
-            if ours > 0 and theirs > 0:
+            if ours >= MIN_SAMPLE and theirs > 0:
                 self._ratios[model] = max(self._ratios.get(model, 0.0), theirs / ours)
             return self._ratios.get(model, 0.0)
 

@@ -8,6 +8,7 @@ gave nothing (`ingest.health.verdict`); `last_run_health` reads it back.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import asdict
 
@@ -16,6 +17,7 @@ from docatlas.core.ingest.health import verdict
 from docatlas.core.storage.database import Store
 
 META_KEY = "last_run_health"
+log = logging.getLogger("docatlas.pipeline")
 
 
 def finish_run_health(store: Store, chunk_ids: Sequence[int], profile: str) -> str:
@@ -24,6 +26,11 @@ def finish_run_health(store: Store, chunk_ids: Sequence[int], profile: str) -> s
     warning = verdict(summed, profile)
     store.set_meta(META_KEY, json.dumps({**asdict(summed), "profile": profile, "warning": warning,
                                          "mostly_empty": summed.mostly_empty}))
+    if warning:  # counts only: no document text goes to the log
+        log.warning("extraction health: %s", warning)
+    if summed.cut or summed.ungrounded:
+        log.info("extraction health: %d chunks, %d records grounded, %d held back, %d replies cut, %d re-asked",
+                 summed.chunks, summed.grounded, summed.ungrounded, summed.cut, summed.retries)
     return warning
 
 
