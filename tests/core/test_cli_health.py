@@ -79,6 +79,8 @@ def test_profile_auto_keeps_the_profile_with_most_grounded_records_and_remembers
                               "--profile", "auto")
     assert code == 0, err
     assert "(profile json)" in out
+    chats = len([r for r in host.requests if r["path"] == "/api/chat"])
+    assert f"{chats} model calls" in out  # the trial's calls are counted too
     with Store(ws / "docatlas.sqlite") as store:
         assert health.chosen_profile(store, "qwen2.5:7b") == "json"
         assert {r["profile"] for r in store.query("SELECT profile FROM chunks")} == {"json"}
@@ -87,3 +89,13 @@ def test_profile_auto_keeps_the_profile_with_most_grounded_records_and_remembers
     docatlas(capsys, "--data-dir", str(ws), "ingest", str(more), "--profile", "auto")
     later = [r["body"] for r in host.requests[calls:] if r["path"] == "/api/chat"]
     assert later and all(isinstance(b.get("format"), dict) for b in later)  # no second trial: json straight away
+
+
+def test_profile_auto_remembers_nothing_when_no_profile_grounds_a_record(host, capsys, tmp_path):
+    host.responder = lambda request: "Nothing to extract here."
+    ws = tmp_path / "ws"
+    code, out, _ = docatlas(capsys, "--data-dir", str(ws), "ingest", str(write_corpus(tmp_path / "docs")),
+                            "--profile", "auto")
+    assert code == 3 and "(profile json)" in out
+    with Store(ws / "docatlas.sqlite") as store:
+        assert health.chosen_profile(store, "qwen2.5:7b") is None  # the next run tries again

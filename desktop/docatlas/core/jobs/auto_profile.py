@@ -27,6 +27,7 @@ from docatlas.core.storage.database import ChunkRow, Store
 AUTO = "auto"
 TRIAL_CHUNKS = 2
 TRIAL_ORDER = ("json", "compact", "lightrag", "graphrag")
+SPENT = ("calls", "cached_calls", "prompt_tokens", "completion_tokens")
 
 
 def trial_profiles() -> list[str]:
@@ -36,10 +37,12 @@ def trial_profiles() -> list[str]:
 
 
 def choose_profile(store: Store, work: Sequence[ChunkRow], settings: Settings, llm: LLM,
-                   cancel: threading.Event, scores: dict[str, int]) -> Iterator[Progress]:
+                   cancel: threading.Event, scores: dict[str, int], spent: dict[str, int]) -> Iterator[Progress]:
     """Fill `scores` (profile -> grounded records) from a trial and remember the winner.
 
-    Yields a Progress per profile tried. Does nothing when the model already has a choice."""
+    Yields a Progress per profile tried; adds the trial's model calls and tokens to `spent`.
+    Does nothing when the model already has a choice. A trial where no profile got a
+    grounded record is not remembered (the next run tries again)."""
     if stored_health.chosen_profile(store, llm.model) is not None or not work:
         return
     trial = replace(settings.extraction, gleaning=0, loop_check=False)
@@ -52,7 +55,10 @@ def choose_profile(store: Store, work: Sequence[ChunkRow], settings: Settings, l
         score = 0
         for chunk in work[:TRIAL_CHUNKS]:
             try:
-                score += extract_chunk(llm, profile, chunk.text, trial, cancel).health.grounded
+                result = extract_chunk(llm, profile, chunk.text, trial, cancel)
+                score += result.health.grounded
+                for figure in SPENT:
+                    spent[figure] = spent.get(figure, 0) + getattr(result, figure)
             except OllamaUnreachable:
                 raise
             except LLMError:
@@ -60,12 +66,13 @@ def choose_profile(store: Store, work: Sequence[ChunkRow], settings: Settings, l
         scores[name] = score
     if scores and not cancel.is_set():
         best = max(scores, key=lambda p: (scores[p], -trial_profiles().index(p)))
-        stored_health.put_chosen_profile(store, llm.model, best, scores)
+        if scores[best] > 0:  # with nothing grounded anywhere, the next run tries again
+            stored_health.put_chosen_profile(store, llm.model, best, scores)
 
 
 def resolved_settings(store: Store, settings: Settings, model: str) -> Settings:
-    """`settings` with `auto` replaced by the profile chosen for `model` (lightrag when none yet)."""
+    """`settings` with `auto` replaced by the profile chosen for `model` (else the first of TRIAL_ORDER)."""
     if settings.extraction.profile != AUTO:
         return settings
-    chosen = stored_health.chosen_profile(store, model) or "lightrag"
+    chosen = stored_health.chosen_profile(store, model) or trial_profiles()[0]
     return replace(settings, extraction=replace(settings.extraction, profile=chosen))

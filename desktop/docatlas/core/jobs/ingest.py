@@ -98,16 +98,17 @@ def index(
         llm_check = getattr(llm, "check", None)
         if llm_check is not None:
             llm_check()
+        spent: dict[str, int] = {}  # calls and tokens of the profile trial, counted in the run's totals
         if settings.extraction.profile == AUTO:
             scores: dict[str, int] = {}
-            for step in choose_profile(store, work, settings, llm, cancel, scores):
-                yield tick(message=step.message)
+            for step in choose_profile(store, work, settings, llm, cancel, scores, spent):
+                yield tick(message=step.message, **spent)
             settings = resolved_settings(store, settings, llm.model)
         ratios = getattr(llm, "ratios", None)  # the model's tokens per one of ours, learned
         if ratios is not None:
             ratios.load(stored_health.token_ratios(store))
         try:
-            for done in _extract_all(store, work, settings, llm, cancel, touched):
+            for done in _extract_all(store, work, settings, llm, cancel, touched, spent):
                 yield tick(**done)
         finally:
             if ratios is not None:
@@ -187,7 +188,7 @@ def _add_file(store: Store, path: Path, settings: Settings, failures: list) -> t
 
 def _extract_all(
     store: Store, work: list[ChunkRow], settings: Settings, llm: LLM,
-    cancel: threading.Event, touched: set[str],
+    cancel: threading.Event, touched: set[str], spent: dict[str, int] | None = None,
 ) -> Iterator[dict]:
     """Run extraction over `work` with at most `parallel` calls in flight; store each result."""
     profile = extraction_profile(store, settings.extraction.profile)  # the user's prompts; stamps the chunks
@@ -196,6 +197,7 @@ def _extract_all(
     for c in work:
         remaining[c.document_id] += 1
     totals = dict(chunks_done=0, chunks_failed=0, calls=0, cached_calls=0, prompt_tokens=0, completion_tokens=0)
+    totals.update(spent or {})
     queue = iter(work)
     in_flight: dict[Future, ChunkRow] = {}
     fatal: LLMError | None = None
