@@ -138,3 +138,18 @@ def test_a_looping_reply_is_stopped_while_streaming_and_salvaged(fake_ollama, st
     assert all(f["cut"] == 1 and f["retries"] == 0 for f in figures(store))  # stopped, not re-asked
     # gleaning ends after a looping reply: one call per chunk
     assert len([r for r in fake_ollama.requests if r["path"] == "/api/chat"]) == 1 + len(DOCUMENTS)
+
+
+def test_rebuild_grounds_records_stored_before_grounding_existed(fake_ollama, store, tmp_path):
+    fake_ollama.responder = echoing_responder("")
+    ingest(store, fake_ollama, write_corpus(tmp_path / "docs", {"one.txt": DOCUMENTS["alpha.txt"]}))
+    chunk = store.query("SELECT id FROM chunks")[0]["id"]
+    with store.transaction() as conn:  # a workspace from before migration 6, its replies not cached
+        conn.execute("DELETE FROM chunk_health")
+        conn.execute("DELETE FROM llm_cache")
+        conn.execute("INSERT INTO chunk_entities(chunk_id, key, name, type, description) "
+                     "VALUES (?, 'rosa maretti', 'Rosa Maretti', 'person', 'A chef.')", (chunk,))
+    rederive(store, settings_for(fake_ollama))
+    assert "rosa maretti" not in graph_keys(store) and entity_key("Maria Lopez") in graph_keys(store)
+    assert [(r.name, r.reason) for r in ungrounded.list_ungrounded(store)] == [("Rosa Maretti", EXAMPLE)]
+    assert figures(store)[0]["reply_format"] == "stored"

@@ -146,6 +146,15 @@ def extract_chunk(
     return _settle(result, profile, text, settings, accepted, aliases)
 
 
+def settle_records(profile: Profile | None, text: str, settings: ExtractionSettings,
+                   entities: list[EntityRecord], relations: list[RelationRecord],
+                   accepted: Collection[str] = ()) -> ChunkExtraction:
+    """Records from elsewhere (stored before grounding existed) held to the same rules."""
+    result = ChunkExtraction(entities=list(entities), relations=list(relations))
+    result.health.reply_format = "stored"
+    return _settle(result, profile, text, settings, accepted, None)
+
+
 def _ask(llm: LLM, messages: list[dict], profile: Profile, room: int, result: ChunkExtraction,
          cancel: threading.Event | None) -> LLMReply:
     """One extraction reply; a reply cut at the limit is asked once more with twice the room."""
@@ -162,14 +171,14 @@ def _ask(llm: LLM, messages: list[dict], profile: Profile, room: int, result: Ch
     return reply
 
 
-def _settle(result: ChunkExtraction, profile: Profile, text: str, settings: ExtractionSettings,
+def _settle(result: ChunkExtraction, profile: Profile | None, text: str, settings: ExtractionSettings,
             accepted: Collection[str], aliases: Mapping[str, Collection[str]] | None) -> ChunkExtraction:
     """Hold types to the list, ground the records in the text, fill in the health figures."""
     health = result.health
     health.found = len(result.entities) + len(result.relations)
     entities, result.type_notes = hold_types(result.entities, settings.entity_types)
     grounded = ground(entities, result.relations, text,
-                      examples=example_names(profile) | shipped_example_names(),
+                      examples=(example_names(profile) if profile else frozenset()) | shipped_example_names(),
                       aliases=aliases, accepted=accepted)
     result.entities, result.relations, result.ungrounded = grounded.entities, grounded.relations, grounded.ungrounded
     health.grounded = len(result.entities) + len(result.relations)

@@ -22,14 +22,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from docatlas.core.base.keys import entity_key
+from docatlas.core.base.records import EntityRecord, RelationRecord
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.merge import Summarizer, aliases, rebuild
-from docatlas.core.ingest.extract import extract_chunk
+from docatlas.core.ingest.extract import extract_chunk, settle_records
 from docatlas.core.ingest.findings import accepted_keys, record_findings
 from docatlas.core.llm.replay import NotCached, ReplayLLM
 from docatlas.core.prompts.catalog import Profile
 from docatlas.core.prompts.store import extraction_profile
-from docatlas.core.storage import records, ungrounded
+from docatlas.core.storage import health, records, ungrounded
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.lock import writes_workspace
 
@@ -73,14 +74,14 @@ def reparse_chunks(store: Store, settings: Settings, report: RederiveReport | No
     for row in records.finished_chunks(store):
         report.chunks += 1
         profile = _profile(store, profiles, row.profile or settings.extraction.profile)
-        if profile is None:
-            report.kept += 1
-            continue
         llm = ReplayLLM(settings.ollama, store, model=row.model or settings.ollama.model)
         try:
+            if profile is None:
+                raise NotCached("a profile this version no longer ships")
             result = extract_chunk(llm, profile, row.text, replay, accepted=accepted_keys(store, row.id))
         except NotCached:
             report.kept += 1
+            _ground_kept(store, row, profile, replay, report)
             continue
         report.reparsed += 1
         record_findings(store, row.id, result)  # grounding holds for re-derived records too
@@ -93,6 +94,28 @@ def reparse_chunks(store: Store, settings: Settings, report: RederiveReport | No
             relation_keys=[(entity_key(r.source), entity_key(r.target)) for r in result.relations],
         )
     return report
+
+
+def _ground_kept(store: Store, row: records.FinishedChunk, profile: Profile | None, extraction,
+                 report: RederiveReport) -> None:
+    """Records kept without a cached reply, stored before grounding existed, are grounded now.
+
+    A chunk with health figures was grounded when it was extracted: it is left as it is (its
+    held-back records stay)."""
+    if health.chunk_health(store, [row.id]):
+        return
+    entities, relations = records.chunk_records(store, row.id)
+    result = settle_records(profile, row.text, extraction, [EntityRecord(*e) for e in entities],
+                            [RelationRecord(*r) for r in relations], accepted_keys(store, row.id))
+    record_findings(store, row.id, result)
+    if (entities, relations) == _records(result.entities, result.relations):
+        return
+    report.changed += 1
+    store.finish_chunk(
+        row.id, result.entities, result.relations, status=result.status, profile=row.profile or "",
+        model=row.model or "", calls=0, keys=[entity_key(e.name) for e in result.entities],
+        relation_keys=[(entity_key(r.source), entity_key(r.target)) for r in result.relations],
+    )
 
 
 def rekey(store: Store) -> int:
