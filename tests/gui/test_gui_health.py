@@ -75,3 +75,13 @@ def test_the_review_list_shows_held_back_records_and_add_to_graph_keeps_one(qtbo
         assert store.query("SELECT name FROM entities WHERE key = 'felix mexopolar'") == [
             {"name": "Felix Mexopolar"}]
     assert cell(window.documents_panel.model, 0, NAME) == "alpha.txt"
+
+
+def test_a_run_that_mostly_gave_nothing_says_so_when_it_ends(qtbot, make_window, corpus, server):
+    server.responder = lambda request: "Sorry, there are no entities in this text."
+    window = make_window()
+    window.documents_panel.add_paths([corpus])
+    wait_idle(qtbot, window)
+    notice = window.documents_panel.notice.text()
+    assert notice.startswith("Done: 3 documents, 3 chunks extracted.")
+    assert "3 of 3 chunks gave no entity: the model may be too small or the profile unsuited" in notice

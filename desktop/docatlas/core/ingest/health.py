@@ -69,7 +69,7 @@ def verdict(summed: HealthTotals, profile: str) -> str:
     """The sentence a run ends with when its chunks mostly gave nothing; "" otherwise."""
     if not summed.mostly_empty:
         return ""
-    hint = "try --profile json" if profile != "json" else "try a larger model"
+    hint = "try the json profile (--profile json)" if profile != "json" else "try a larger model"
     if summed.found and summed.ungrounded >= summed.found * MOSTLY_EMPTY:
         return (f"{summed.no_entity} of {summed.chunks} chunks gave no entity found in the text "
                 f"({summed.ungrounded} records named things the text does not contain): the model may be "
