@@ -9,7 +9,12 @@ and re-asks (from the workspace and from the server's own log), the learned toke
 the health summary the CLI printed, its exit code, and the wall time. Not a test: real
 replies are slow (about 23 tokens/s written on 2 cores).
 
-    python bench/real_model.py [--profile json] [--model smollm2:135m] [--keep DIR]
+    python bench/real_model.py [--profile json] [--model smollm2:135m] [--carol 2500]
+                               [--chunk-tokens 400] [--keep DIR]
+
+With --carol N the first N characters of A Christmas Carol's first stave (from
+../shared/corpus) are a third document: no known truth, but every graph entity must still
+occur in the text.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ sys.path[:0] = [str(ROOT / "desktop")]
 from docatlas.core.storage.database import Store
 
 REAL = ROOT.parent / "shared" / "tools" / "real-ollama"
+CAROL = ROOT.parent / "shared" / "corpus" / "books" / "a_christmas_carol.txt"
 EMBED = "multilingual-e5-small:q4"
 
 # Two documents with a known truth: every name below occurs in the text, nothing else does.
@@ -79,7 +85,13 @@ def main() -> None:
     parser.add_argument("--profile", default="json", help="extraction profile (auto tries all: slow)")
     parser.add_argument("--model", default="smollm2:135m")
     parser.add_argument("--keep", type=Path, help="keep the workspace and logs in this folder")
+    parser.add_argument("--carol", type=int, default=2500, help="characters of A Christmas Carol to add (0: none)")
+    parser.add_argument("--chunk-tokens", type=int, default=400)
     args = parser.parse_args()
+    if args.carol and CAROL.is_file():
+        story = CAROL.read_text(encoding="utf-8-sig")
+        start = story.index("MARLEY'S GHOST", story.index("STAVE ONE\n"))
+        CORPUS["carol.txt"] = story[start:start + args.carol]
     work = args.keep or Path(tempfile.mkdtemp(prefix="docatlas-real-"))
     work.mkdir(parents=True, exist_ok=True)
     docs = work / "docs"
@@ -94,7 +106,8 @@ def main() -> None:
         run = subprocess.run(
             [sys.executable, "-m", "docatlas", "--data-dir", str(work / "ws"), "ingest", str(docs),
              "--model", args.model, "--embed-model", EMBED, "--parallel", "1", "--gleaning", "0",
-             "--profile", args.profile], capture_output=True, text=True, env=env)
+             "--profile", args.profile, "--chunk-tokens", str(args.chunk_tokens)],
+            capture_output=True, text=True, env=env)
         wall = time.monotonic() - started
     finally:
         server.terminate()
@@ -115,10 +128,11 @@ def report(work: Path, run: subprocess.CompletedProcess, wall: float, args: argp
     log = [json.loads(line) for line in (work / "real.jsonl").read_text().splitlines() if line.strip()]
     chats = [e for e in log if e.get("path") == "/api/chat"]
     absent = [n for n in names if not any(f" {folded(n)} " in f" {t} " for t in texts)]
-    truth = {folded(n) for n in TRUTH}
+    truth = {folded(n) for n in TRUTH}  # of the two synthetic documents
     found = sorted(truth & {folded(n) for n in names})
-    print(f"model {args.model}, profile {args.profile}, {len(CORPUS)} documents, {chunks['n']} chunks "
-          f"({chunks['t']} tokens), gleaning 0, parallel 1")
+    print(f"model {args.model}, profile {args.profile}, {len(CORPUS)} documents "
+          f"({sum(len(t) for t in CORPUS.values())} characters), {chunks['n']} chunks of at most "
+          f"{args.chunk_tokens} tokens ({chunks['t']} tokens in all), gleaning 0, parallel 1")
     print(f"wall time: {wall:.1f} s for the whole `docatlas ingest` (exit code {run.returncode})")
     print(f"model calls (server log): {len(chats)} chat, "
           f"{sum(1 for e in chats if e.get('done_reason') == 'length')} ended by the length limit, "
@@ -134,7 +148,8 @@ def report(work: Path, run: subprocess.CompletedProcess, wall: float, args: argp
     print(f"ungrounded entity names: {sorted({h['name'] for h in held if h['kind'] == 'entity'})}")
     print(f"graph: {len(names)} entities, {relations} relations; entities absent from the text "
           f"(plain word-for-word check): {len(absent)} {absent}")
-    print(f"known names found: {len(found)} of {len(truth)} (recall {len(found) / len(truth):.2f}): {found}")
+    print(f"known names of the synthetic documents found: {len(found)} of {len(truth)} "
+          f"(recall {len(found) / len(truth):.2f}): {found}")
     learned = ", ".join(f"{r['model']} {r['token_ratio']:.3f}" for r in ratio if r["token_ratio"])
     print(f"learned token ratio (model tokens per cl100k token): {learned or 'none'}")
     print("CLI output:")

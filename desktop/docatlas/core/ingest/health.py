@@ -86,7 +86,7 @@ def document_reason(chunks: int, no_entity: int, ungrounded: int, cut: int, rema
                      "small or the profile unsuited; try the json profile.")
     if ungrounded:
         parts.append(f"{ungrounded} records named things the text does not contain; review them in "
-                     "Graph > Review ungrounded records.")
+                     "Documents > Review Ungrounded Records.")
     if cut:
         parts.append(f"{cut} replies were cut off; their records were salvaged.")
     if remapped and parts:
