@@ -9,6 +9,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from docatlas.core.base.text import for_spreadsheet
 from docatlas.core.storage import graph as graph_rows
 from docatlas.core.storage.database import Store
 
@@ -95,4 +96,6 @@ def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
         writer = csv.DictWriter(handle, fieldnames=columns)
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: "; ".join(v) if isinstance(v, list) else v for k, v in row.items()})
+            # a name such as "=HYPERLINK(...)" is text to the reader, never a formula
+            writer.writerow({k: for_spreadsheet("; ".join(v) if isinstance(v, list) else v)
+                             for k, v in row.items()})
