@@ -24,6 +24,7 @@ _SEQUENCES = re.compile(
     re.VERBOSE,
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_RAW_IN_JSON = re.compile(r"[\x7f-\x9f\u2028\u2029]")
 
 
 def for_terminal(text: object) -> str:
@@ -32,6 +33,15 @@ def for_terminal(text: object) -> str:
     A carriage return is dropped too (it would let a line overwrite what came before it).
     """
     return _SEQUENCES.sub("", str(text))
+
+
+def json_for_terminal(text: str) -> str:
+    """JSON text with the controls json.dumps(ensure_ascii=False) leaves raw (DEL, C1) escaped.
+
+    The JSON means the same (a string may spell any character as \\uXXXX); C0 controls are
+    escaped by json.dumps already.
+    """
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def for_spreadsheet(value: object) -> object:

@@ -6,10 +6,11 @@ import csv
 import json
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 import networkx as nx
 
-from docatlas.core.base.text import for_spreadsheet
+from docatlas.core.base.text import for_spreadsheet, json_for_terminal
 from docatlas.core.storage import graph as graph_rows
 from docatlas.core.storage.database import Store
 
@@ -89,6 +90,20 @@ def export(store: Store, fmt: str, out: Path) -> Path:
         nx.write_gexf(to_networkx(data), tmp)
     os.replace(tmp, out)
     return out
+
+
+def write_export(store: Store, fmt: str, handle: BinaryIO) -> None:
+    """Write the graph in `fmt` (json, graphml or gexf: one stream) to an open binary handle."""
+    if fmt == "csv" or fmt not in EXPORT_FORMATS:
+        raise ValueError(f"{fmt!r} cannot be written to one stream; choose json, graphml or gexf.")
+    data = graph_data(store)
+    if fmt == "json":
+        text = json_for_terminal(json.dumps(data, ensure_ascii=False, indent=2))  # the same JSON, terminal-safe
+        handle.write((text + "\n").encode("utf-8"))
+    elif fmt == "graphml":
+        nx.write_graphml(to_networkx(data), handle)
+    else:
+        nx.write_gexf(to_networkx(data), handle)
 
 
 def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
