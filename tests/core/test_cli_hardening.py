@@ -115,7 +115,7 @@ def test_the_cell_filter_covers_tab_and_carriage_return_and_keeps_numbers():
 def test_ingest_prints_why_chunks_failed_grouped(model, capsys, tmp_path):
     fast_settings()
     model.fail_next("http500", times=3)
-    code, out, err = docatlas(capsys, "--data-dir", str(tmp_path / "ws"), "ingest", str(write_corpus(tmp_path / "d")))
+    code, _out, err = docatlas(capsys, "--data-dir", str(tmp_path / "ws"), "ingest", str(write_corpus(tmp_path / "d")))
     assert code == 1
     assert ("3 chunks failed: Ollama could not answer with qwen2.5:7b: an error was encountered while "
             "running the model.") in err

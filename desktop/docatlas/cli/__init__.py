@@ -77,11 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     """Open the workspace and run one command in it."""
-    from docatlas.core.base.settings import load_settings
-    from docatlas.core.storage.database import Store
-
     from docatlas.cli.common import UserError
     from docatlas.cli.guards import note_remote_host, unusable_folder
+    from docatlas.core.base.settings import load_settings
+    from docatlas.core.storage.database import Store
 
     module, name = COMMANDS[args.command]
     commands = importlib.import_module(f"docatlas.cli.{module}")
@@ -96,7 +95,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         settings = load_settings(paths.settings_path())
     except OSError as exc:
-        raise UserError(unusable_folder("settings", exc, "set DOCATLAS_CONFIG_DIR to a folder you may write to")) from exc
+        hint = "set DOCATLAS_CONFIG_DIR to a folder you may write to"
+        raise UserError(unusable_folder("settings", exc, hint)) from exc
     for warning in settings.warnings:
         print(f"note: {warning}", file=sys.stderr)
     note_remote_host(args, settings)

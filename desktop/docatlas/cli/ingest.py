@@ -11,8 +11,8 @@ from docatlas.cli.progress import run_with_progress
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.summarize import ModelSummarizer
-from docatlas.core.jobs.ingest import remove_document
 from docatlas.core.ingest.loaders import SUPPORTED_SUFFIXES, discover
+from docatlas.core.jobs.ingest import remove_document
 from docatlas.core.jobs.reextract import rederive, requeue_chunks
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.llm.replay import ReplayLLM

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from docatlas.cli.common import UserError, writing
-from docatlas.cli.ingest import cmd_reextract
 from docatlas.cli.guards import clean
+from docatlas.cli.ingest import cmd_reextract
 from docatlas.core.base.settings import Settings
 from docatlas.core.base.text import json_for_terminal
 from docatlas.core.base.tokens import count_tokens
