@@ -138,11 +138,12 @@ class Deadlines:
                             return
                     continue
                 now = time.monotonic()
-                late = [c for c in self._calls if not c.expired and now >= c.deadline]
+                late = [c for c in self._calls if now >= c.deadline]
                 for clock in late:
-                    clock.expired = _sentence(clock, now)
-                pending = [c.deadline for c in self._calls if not c.expired]
-                wait = min(pending) - now if pending else 30
+                    clock.expired = clock.expired or _sentence(clock, now)
+                pending = [c.deadline for c in self._calls if now < c.deadline]
+                # a late call is cut again until it ends: it may have been connecting at the first cut
+                wait = 0.2 if late else (min(pending) - now if pending else 30)
             for clock in late:
                 self.sockets.cut_thread(clock.thread)
             with self._lock:
