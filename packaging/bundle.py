@@ -227,5 +227,8 @@ def write_notices(path: Path) -> Path:
 if __name__ == "__main__":  # `python packaging/bundle.py version` for the build scripts
     if sys.argv[1:] == ["version"]:
         print(version())
+    elif sys.argv[1:2] in (["-h"], ["--help"]):
+        print("usage: python packaging/bundle.py version\n\nPrints the version the bundle is built as; "
+              "docatlas.spec imports this module for everything else.")
     else:
         sys.exit("usage: python packaging/bundle.py version")

@@ -84,4 +84,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] in (["-h"], ["--help"]):  # say what it does; write nothing
+        print(__doc__.strip())
+        sys.exit(0)
     sys.exit(main())

@@ -12,6 +12,9 @@
 # from this Python and Debian's dpkg-deb. As root it apt-installs the few build tools that
 # are missing (DOCATLAS_NO_APT=1 stops that); PYTHON picks the interpreter (default: python).
 set -euo pipefail
+case "${1:-}" in  # --help: the comment above, and nothing is built
+  -h|--help) sed -n '2,/^set -euo pipefail/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
+esac
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"

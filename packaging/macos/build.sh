@@ -13,6 +13,9 @@
 #   DOCATLAS_NOTARY_PROFILE      a `xcrun notarytool store-credentials` profile: notarise and staple
 # The build runs on the architecture of the Python used (arm64 or x86_64); build on each.
 set -euo pipefail
+case "${1:-}" in  # --help: the comment above, and nothing is built
+  -h|--help) sed -n '2,/^set -euo pipefail/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
+esac
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"

@@ -11,7 +11,11 @@
 # with $env:DOCATLAS_SIGN_PFX (a .pfx file) and $env:DOCATLAS_SIGN_PASSWORD, signtool signs
 # both executables and the installer. After building, it installs the result silently into a
 # temporary folder, starts it (--version, and the window offscreen) and uninstalls it.
-param([string]$Python = "python")
+param([string]$Python = "python", [switch]$Help)
+if ($Help -or $Python -in @("--help", "-h", "-?", "/?")) {  # the comment above; nothing is built
+  Get-Content $PSCommandPath | Where-Object { $_ -match '^#' } | ForEach-Object { $_ -replace '^# ?', '' }
+  exit 0
+}
 $ErrorActionPreference = "Stop"
 Set-StrictMode -Version Latest
 

@@ -75,8 +75,8 @@ def test_export_then_import_into_another_workspace(capsys, ws, tmp_path, monkeyp
     monkeypatch.setattr("sys.stdin", io.StringIO("Keywords of {question}"))
     docatlas(capsys, "--data-dir", ws, "prompts", "set", "keywords")
     out_file = tmp_path / "mine.json"
-    code, out, _ = docatlas(capsys, "--data-dir", ws, "prompts", "export", str(out_file))
-    assert code == 0 and out == f"Wrote 1 prompts to {out_file}.\n"
+    code, out, _ = docatlas(capsys, "--data-dir", ws, "prompts", "export", str(out_file), "--changed")
+    assert code == 0 and out == f"Wrote 1 prompts (1 changed here) to {out_file}.\n"
     other = str(tmp_path / "other")
     code, out, _ = docatlas(capsys, "--data-dir", other, "prompts", "import", str(out_file))
     assert code == 0 and "query/keywords -> query/keywords" in out and "Imported 1 prompts." in out

@@ -3,7 +3,10 @@
 User mistakes and failures end with one sentence on stderr and a non-zero exit; the
 full detail of anything unexpected goes to the log file, never a traceback on screen.
 The grammar is in `parser`, the commands in one module per group (`ingest`, `graph`,
-`query`, `prompts`), the progress bar in `progress`.
+`query`, `prompts`), the progress bar in `progress`, what is shared in `common`, Ctrl-C,
+broken pipes and unusable folders in `guards`. A command may have a `check_<name>(args)`
+beside it: it runs before the workspace is opened, so a command that fails on its
+arguments creates nothing.
 """
 
 from __future__ import annotations
@@ -39,23 +42,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     if busy is not None:
         print(busy, file=sys.stderr)
         return 1
+    from docatlas.cli import guards
     from docatlas.cli.parser import build_parser
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    log_file = paths.setup_logging()
+    try:
+        log_file = paths.setup_logging()
+    except OSError as exc:
+        print(guards.unusable_folder("log", exc, "set DOCATLAS_LOG_DIR to a folder you may write to"),
+              file=sys.stderr)
+        return 1
     if args.command is None:
         return _open_window(args, parser)
     from docatlas.core.base.errors import DocAtlasError
 
     try:
-        return _run(args)
+        with guards.second_interrupt_exits():
+            return _run(args)
     except KeyboardInterrupt:
+        guards.stop_calls()
         print("Stopped; finished work is kept. Run the same command again to continue.", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return guards.pipe_closed()
     except DocAtlasError as exc:
         log.warning("%s failed: %s", args.command, exc.message)
-        print(exc.message, file=sys.stderr)
+        print(guards.clean(exc.message), file=sys.stderr)
         return 1
     except Exception:  # the last guard: the user gets a sentence, the log gets the detail
         log.exception("unexpected error in %s", args.command)
@@ -65,15 +78,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     """Open the workspace and run one command in it."""
+    from docatlas.cli.common import UserError
+    from docatlas.cli.guards import clean, note_remote_host, unusable_folder
     from docatlas.core.base.settings import load_settings
     from docatlas.core.storage.database import Store
 
     module, name = COMMANDS[args.command]
-    command = getattr(importlib.import_module(f"docatlas.cli.{module}"), name)
-    workspace = paths.data_dir(args.data_dir)
-    settings = load_settings(paths.settings_path())
+    commands = importlib.import_module(f"docatlas.cli.{module}")
+    command = getattr(commands, name)
+    check = getattr(commands, name.replace("cmd_", "check_", 1), None)
+    if check is not None:
+        check(args)  # before anything is created
+    try:
+        workspace = paths.data_dir(args.data_dir)
+    except OSError as exc:
+        raise UserError(unusable_folder("workspace", exc, "choose one you may write to with --data-dir")) from exc
+    try:
+        settings = load_settings(paths.settings_path())
+    except OSError as exc:
+        hint = "set DOCATLAS_CONFIG_DIR to a folder you may write to"
+        raise UserError(unusable_folder("settings", exc, hint)) from exc
     for warning in settings.warnings:
-        print(f"note: {warning}", file=sys.stderr)
+        print(f"note: {clean(warning)}", file=sys.stderr)  # values from settings.json, shown safely
+    note_remote_host(args, settings)
     with Store(paths.database_path(workspace)) as store:
         return command(args, store, settings)
 

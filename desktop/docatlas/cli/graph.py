@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from docatlas.cli.common import UserError, writing
+from docatlas.cli.guards import clean
 from docatlas.cli.health import document_health_line
 from docatlas.core.base.settings import Settings
-from docatlas.core.graph.export import export
+from docatlas.core.base.text import json_for_terminal
+from docatlas.core.graph.export import export, write_export
 from docatlas.core.graph.suggest import accept, get_suggestion, reject, suggest_merges
 from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.llm.replay import ReplayLLM
@@ -18,12 +21,19 @@ from docatlas.core.storage.health import document_health
 
 
 def cmd_export(args: argparse.Namespace, store: Store, settings: Settings) -> int:
-    """Write the graph in one of the export formats."""
+    """Write the graph in one of the export formats; `-` writes it to standard output."""
+    if str(args.out) == "-":
+        if args.format == "csv":
+            raise UserError("csv writes a folder of three files, not one stream; give a folder name, "
+                            "or use --format json with -.")
+        write_export(store, args.format, sys.stdout.buffer)
+        sys.stdout.flush()
+        return 0
     try:
         out = export(store, args.format, args.out)
     except OSError as exc:
-        raise UserError(f"Could not write {args.out} ({exc.strerror}); choose another place.") from exc
-    print(out)
+        raise UserError(f"Could not write {clean(args.out)} ({exc.strerror}); choose another place.") from exc
+    print(clean(out))
     return 0
 
 
@@ -41,14 +51,14 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
         })
     report = {"workspace": str(store.path.parent), **store.counts(), "documents": documents}
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json_for_terminal(json.dumps(report, indent=2, ensure_ascii=False)))
         return 0
-    print(f"Workspace {report['workspace']}")
+    print(f"Workspace {clean(report['workspace'])}")
     for d in documents:
-        line = f"  [{d['id']}] {d['status']:<8} {d['chunks_done']}/{d['chunks']} chunks  {d['path']}"
-        print(line + (f"\n        {d['error']}" if d["error"] else ""))
+        line = f"  [{d['id']}] {d['status']:<8} {d['chunks_done']}/{d['chunks']} chunks  {clean(d['path'])}"
+        print(line + (f"\n        {clean(d['error'])}" if d["error"] else ""))
         if health_line := document_health_line(d["health"]):
-            print(f"        {health_line}")
+            print(f"        {clean(health_line)}")
     print(f"{report['entities']} entities, {report['relations']} relations, "
           f"{report['chunks_pending']} chunks pending, {report['chunks_failed']} failed.")
     return 0
@@ -62,7 +72,7 @@ def cmd_suggestions(args: argparse.Namespace, store: Store, settings: Settings) 
                 suggestion = get_suggestion(store, args.accept or args.reject)
                 if args.reject:
                     reject(store, suggestion.id)
-                    print(f"Kept {suggestion.a_name} and {suggestion.b_name} apart.")
+                    print(clean(f"Kept {suggestion.a_name} and {suggestion.b_name} apart."))
                     return 0
                 summarize = ModelSummarizer(ReplayLLM(settings.ollama, store), settings.extraction,
                                             template=prompt_store.merge_template(store, "summarize"))
@@ -71,15 +81,15 @@ def cmd_suggestions(args: argparse.Namespace, store: Store, settings: Settings) 
             raise UserError(str(exc)) from exc
         kept, gone = ((suggestion.a_name, suggestion.b_name) if survivor == suggestion.a_key
                       else (suggestion.b_name, suggestion.a_name))
-        print(f"Merged {gone} into {kept}.")
+        print(clean(f"Merged {gone} into {kept}."))
         return 0
     found = suggest_merges(store)
     if args.json:
-        print(json.dumps([{"id": s.id, "first": s.a_name, "second": s.b_name, "score": s.score,
-                           "reason": s.reason} for s in found], indent=2, ensure_ascii=False))
+        print(json_for_terminal(json.dumps([{"id": s.id, "first": s.a_name, "second": s.b_name, "score": s.score,
+                                             "reason": s.reason} for s in found], indent=2, ensure_ascii=False)))
         return 0
     for s in found:
-        print(f"  [{s.id}] {s.a_name}  <->  {s.b_name}  ({s.reason}, {s.score:.2f})")
+        print(clean(f"  [{s.id}] {s.a_name}  <->  {s.b_name}  ({s.reason}, {s.score:.2f})"))
     print(f"{len(found)} merge suggestions" + ("; accept one with `docatlas suggestions --accept ID`."
                                                if found else "."))
     return 0

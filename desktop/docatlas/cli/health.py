@@ -9,8 +9,10 @@ from docatlas.core.jobs.run_health import last_run_health
 MOSTLY_EMPTY_EXIT = 3  # the run finished, but most chunks gave no entity: not a plain success
 
 
-def print_run_health(store) -> int:
-    """Print the last run's health summary; the exit code it calls for (0, or MOSTLY_EMPTY_EXIT)."""
+def print_run_health(store, printed: list[str] | tuple[str, ...] = ()) -> int:
+    """Print the last run's health summary; the exit code it calls for (0, or MOSTLY_EMPTY_EXIT).
+
+    `printed` holds the warnings already shown, so the verdict is not said twice."""
     summary = last_run_health(store)
     if not summary or not summary.get("chunks"):
         return 0
@@ -18,7 +20,7 @@ def print_run_health(store) -> int:
           f"entities; {summary['grounded']} records grounded in the text, {summary['ungrounded']} held back "
           f"for review, {summary['remapped']} types remapped, {summary['cut']} replies cut off, "
           f"{summary['retries']} asked again (profile {summary['profile']}).")
-    if summary.get("warning"):
+    if summary.get("warning") and summary["warning"] not in printed:
         print(summary["warning"], file=sys.stderr)
     return MOSTLY_EMPTY_EXIT if summary.get("mostly_empty") else 0
 

@@ -5,25 +5,40 @@ from __future__ import annotations
 import argparse
 import sys
 
-from docatlas.cli.common import UserError, writing
+from docatlas.cli.common import UserError, remember_models, workspace_models, writing
+from docatlas.cli.guards import clean
 from docatlas.cli.health import print_run_health
 from docatlas.cli.progress import run_with_progress
+from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.summarize import ModelSummarizer
+from docatlas.core.ingest.loaders import SUPPORTED_SUFFIXES, discover
 from docatlas.core.jobs.ingest import remove_document
 from docatlas.core.jobs.reextract import rederive, requeue_chunks
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.llm.replay import ReplayLLM
 from docatlas.core.prompts import store as prompt_store
+from docatlas.core.retrieval.embed import pending_count
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.read_models import chunk_failure_reasons
+
+
+def check_ingest(args: argparse.Namespace) -> None:
+    """Refuse paths that do not exist, or hold no document DocAtlas reads, before anything is created."""
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        raise UserError(f"{clean(missing[0])} does not exist; check the path and try again.")
+    files, skipped = discover(list(args.paths))
+    if not files and not skipped:
+        shown = ", ".join(clean(p) for p in args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
+        raise UserError(f"{shown} holds no document DocAtlas reads ({', '.join(sorted(SUPPORTED_SUFFIXES))}); "
+                        "give a folder or file with one of these.")
 
 
 def cmd_ingest(args: argparse.Namespace, store: Store, settings: Settings) -> int:
     """Add documents and extract their graph, with a progress bar on a terminal."""
-    missing = [str(p) for p in args.paths if not p.exists()]
-    if missing:
-        raise UserError(f"{missing[0]} does not exist; check the path and try again.")
     settings = settings.with_overrides(
+        query__community_reports=args.reports,
         profile=args.profile, model=args.model, embed_model=args.embed_model,
         parallel=args.parallel, gleaning=args.gleaning, chunk_tokens=args.chunk_tokens,
         overlap_tokens=args.overlap_tokens, extraction__entity_types=args.entity_types,
@@ -36,11 +51,12 @@ def cmd_ingest(args: argparse.Namespace, store: Store, settings: Settings) -> in
         raise UserError("Chunks need at least 50 tokens and an overlap under half a chunk; "
                         "change --chunk-tokens or --overlap-tokens.")
     with writing(args, store, "ingest"):
+        remember_models(store, settings)
         last = run_with_progress(store, args.paths, settings)
     if last is None:
         return 0
-    for _path, reason in last.failures:
-        print(f"failed: {reason}", file=sys.stderr)
+    _print_failures(store, last)
+    unfinished_embeddings = _print_warnings(store, last)
     counts = store.counts()
     print(
         f"{last.documents_total} documents ({last.documents_skipped} unchanged, {last.documents_failed} failed), "
@@ -49,9 +65,26 @@ def cmd_ingest(args: argparse.Namespace, store: Store, settings: Settings) -> in
         f"graph: {counts['entities']} entities, {counts['relations']} relations."
     )
     if last.chunks_failed:
-        print("Some chunks failed; run the same command again to retry them.", file=sys.stderr)
-    health_exit = print_run_health(store)
-    return 1 if (last.chunks_failed or last.documents_failed) else health_exit
+        print("Some chunks failed (the reasons are above); run the same command again to retry them.",
+              file=sys.stderr)
+    health_exit = print_run_health(store, printed=[clean(w) for w in last.warnings] + list(last.warnings))
+    return 1 if (last.chunks_failed or last.documents_failed or unfinished_embeddings) else health_exit
+
+
+def _print_failures(store: Store, last: Progress) -> None:
+    """Each document that failed, then why chunks failed, grouped by reason (this run's and earlier ones)."""
+    for _path, reason in last.failures:
+        print(f"failed: {clean(reason)}", file=sys.stderr)
+    for reason, count in chunk_failure_reasons(store):
+        chunks = f"{count} chunk{'' if count == 1 else 's'}"
+        print(f"{chunks} failed: {clean(reason) or 'no reason was recorded'}", file=sys.stderr)
+
+
+def _print_warnings(store: Store, last: Progress) -> bool:
+    """Print the run's warnings at the end; True when embeddings were left undone by one."""
+    for warning in last.warnings:
+        print(f"warning: {clean(warning)}", file=sys.stderr)
+    return bool(last.warnings) and last.stage == "done" and pending_count(store) > 0
 
 
 def cmd_delete(args: argparse.Namespace, store: Store, settings: Settings) -> int:
@@ -59,16 +92,17 @@ def cmd_delete(args: argparse.Namespace, store: Store, settings: Settings) -> in
     with writing(args, store, "delete"):
         found = store.find_documents(args.document)
         if not found:
-            raise UserError(f"No document matches {args.document!r}; `docatlas status` lists them.")
+            raise UserError(f"No document matches {clean(repr(args.document))}; `docatlas status` lists them.")
         if len(found) > 1:
-            raise UserError(f"{len(found)} documents match {args.document!r}; give its id or full path.")
+            raise UserError(f"{len(found)} documents match {clean(repr(args.document))}; give its id or full path.")
         remove_document(store, found[0].id)
-    print(f"Deleted {found[0].path}.")
+    print(f"Deleted {clean(found[0].path)}.")
     return 0
 
 
 def cmd_rebuild(args: argparse.Namespace, store: Store, settings: Settings) -> int:
     """Re-derive the whole graph from the stored records and cached replies."""
+    settings = workspace_models(args, store, settings)
     llm = OllamaLLM(settings.ollama, cache=store) if args.summarize else ReplayLLM(settings.ollama, store)
     summarize = ModelSummarizer(llm, settings.extraction, template=prompt_store.merge_template(store, "summarize"),
                                 parallel=settings.ollama.parallel if args.summarize else 1)
@@ -91,6 +125,7 @@ def cmd_rebuild(args: argparse.Namespace, store: Store, settings: Settings) -> i
 
 def cmd_reextract(args: argparse.Namespace, store: Store, settings: Settings) -> int:
     """Extract again the chunks built with other extraction prompts than the ones in use."""
+    settings = workspace_models(args, store, settings)
     with writing(args, store, "re-extract"):
         ids = prompt_store.stale_chunks(store, settings.extraction.profile)
         if not ids:

@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     exp = sub.add_parser("export", help="write the graph to a file")
     exp.add_argument("--format", choices=EXPORT_FORMATS, default="json")
-    exp.add_argument("out", type=Path, metavar="OUT", help="output file (a folder for csv)")
+    exp.add_argument("out", type=Path, metavar="OUT", help="output file (a folder for csv), or - for standard output")
 
     delete = sub.add_parser("delete", parents=[writes], help="remove a document and what only it supported")
     delete.add_argument("document", metavar="DOC", help="document id, path, file name or title")
@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("text", nargs="+", metavar="TEXT", help="the question")
     query.add_argument("--mode", choices=MODES, help="retrieval mode (default: the setting, mix)")
     query.add_argument("--json", action="store_true", help="print answer, context and references as JSON")
+    _model_options(query)
 
     rebuild = sub.add_parser("rebuild", parents=[writes],
                              help="re-derive the graph from stored records; no document is read again")
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="do not re-parse the cached replies; only re-key and re-merge")
     rebuild.add_argument("--summarize", action="store_true",
                          help="let the model write the summaries that are not cached yet")
+    _model_options(rebuild)
 
     suggestions = sub.add_parser("suggestions", parents=[writes],
                                  help="entities that may be the same; nothing merges until accepted")
@@ -105,9 +107,18 @@ def _prompts_parser(sub: argparse._SubParsersAction, writes: argparse.ArgumentPa
     imp.add_argument("--profile", choices=available_profiles(), help="extraction profile for its extraction prompts")
     imp.add_argument("--source", metavar="NAME", help="the dict to read when the file has several")
     imp.add_argument("--dry-run", action="store_true", help="only say what would be imported")
-    exp = verbs.add_parser("export", help="write this workspace's prompts to one JSON file")
-    exp.add_argument("out", metavar="OUT", help="a .json file, or - for stdout")
-    verbs.add_parser("reextract", parents=[writes], help="extract again the chunks built with older extraction prompts")
+    exp = verbs.add_parser("export", help="write every prompt in use to one JSON file (a prompt set)")
+    exp.add_argument("out", metavar="OUT", help="a .json file, or - for standard output")
+    exp.add_argument("--changed", action="store_true", help="only the prompts this workspace changed")
+    reextract = verbs.add_parser("reextract", parents=[writes],
+                                 help="extract again the chunks built with older extraction prompts")
+    _model_options(reextract)
+
+
+def _model_options(command: argparse.ArgumentParser) -> None:
+    """--model and --embed-model for a command that reads a built workspace."""
+    command.add_argument("--model", help="Ollama chat model (default: the one the workspace was built with)")
+    command.add_argument("--embed-model", help="Ollama embedding model (default: the one the workspace was built with)")
 
 
 def _writer_options() -> argparse.ArgumentParser:

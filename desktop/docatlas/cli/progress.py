@@ -1,13 +1,20 @@
-"""The progress display of a run: a one-line bar on a terminal, plain lines elsewhere."""
+"""The progress display of a run: a one-line bar on a terminal, plain lines elsewhere.
+
+On a terminal the line is redrawn in place and never wider than the terminal (a wider line
+would wrap, and every redraw would add a line); elsewhere (a pipe, a log file) one plain
+line is written per stage change.
+"""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
+from docatlas.core.base.text import for_terminal
 from docatlas.core.jobs.ingest import index
 from docatlas.core.storage.database import Store
 
@@ -32,25 +39,40 @@ def run_with_progress(store: Store, paths: Sequence[Path], settings: Settings) -
 class ProgressLine:
     """A one-line progress bar on a terminal; plain lines per document elsewhere."""
 
-    def __init__(self, stream):
+    def __init__(self, stream, columns: int | None = None):
         self.stream = stream
         self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self.columns = columns
         self._last_stage = ""
 
     def show(self, p: Progress) -> None:
         """Draw the current state."""
         if self.tty:
-            total = max(1, p.chunks_total)
-            done = p.chunks_done + p.chunks_failed
-            filled = int(30 * done / total) if p.stage in ("extract", "merge", "done") else 0
-            eta = f" ETA {_duration(p.eta)}" if p.eta else ""
-            text = (f"\r[{'#' * filled}{'.' * (30 - filled)}] {p.stage:<7} docs {p.documents_done}/"
-                    f"{p.documents_total} chunks {done}/{p.chunks_total} calls {p.calls}{eta}")
-            self.stream.write(text.ljust(100)[:100])
+            self.stream.write("\r" + self.line(p, self._width()) + "\x1b[K")  # then clear the rest
             self.stream.flush()
         elif p.stage != self._last_stage:
-            self.stream.write(f"{p.stage}: {p.message}\n" if p.message else f"{p.stage}\n")
+            message = for_terminal(p.message).replace("\n", " ")
+            self.stream.write(f"{p.stage}: {message}\n" if message else f"{p.stage}\n")
+            self.stream.flush()
         self._last_stage = p.stage
+
+    @staticmethod
+    def line(p: Progress, width: int) -> str:
+        """The bar's text for `width` columns: the bar shrinks first, then the end is cut."""
+        total = max(1, p.chunks_total)
+        done = p.chunks_done + p.chunks_failed
+        eta = f" ETA {_duration(p.eta)}" if p.eta else ""
+        words = (f" {p.stage:<7} docs {p.documents_done}/{p.documents_total} chunks {done}/{p.chunks_total}"
+                 f" calls {p.calls}{eta}")
+        room = min(30, width - len(words) - 2)
+        if room < 5:
+            return words.strip()[:width]
+        filled = int(room * done / total) if p.stage in ("extract", "merge", "done") else 0
+        return f"[{'#' * filled}{'.' * (room - filled)}]{words}"[:width]
+
+    def _width(self) -> int:
+        columns = self.columns or shutil.get_terminal_size((80, 24)).columns
+        return max(10, columns - 1)  # the last column would make some terminals wrap
 
     def finish(self) -> None:
         """End the bar's line."""

@@ -8,8 +8,10 @@ import sys
 from pathlib import Path
 
 from docatlas.cli.common import UserError, writing
+from docatlas.cli.guards import clean
 from docatlas.cli.ingest import cmd_reextract
 from docatlas.core.base.settings import Settings
+from docatlas.core.base.text import json_for_terminal
 from docatlas.core.base.tokens import count_tokens
 from docatlas.core.prompts import store as prompt_store
 from docatlas.core.prompts.catalog import catalog, effective_text, prompt_keys, spec
@@ -23,15 +25,17 @@ def cmd_prompts(args: argparse.Namespace, store: Store, settings: Settings) -> i
     if args.verb == "list":
         return _prompts_list(args, store, active)
     if args.verb == "export":
-        text = json.dumps(prompt_store.export_set(store), indent=2, ensure_ascii=False) + "\n"
+        prompt_set = _prompt_set(store, active, changed_only=args.changed)
+        text = json.dumps(prompt_set, indent=2, ensure_ascii=False) + "\n"
         if args.out == "-":
-            sys.stdout.write(text)
+            sys.stdout.write(json_for_terminal(text))
             return 0
         try:
             Path(args.out).write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise UserError(f"Could not write {args.out} ({exc.strerror}); choose another place.") from exc
-        print(f"Wrote {len(prompt_store.overrides(store))} prompts to {args.out}.")
+            raise UserError(f"Could not write {clean(args.out)} ({exc.strerror}); choose another place.") from exc
+        edited = sum(1 for item in prompt_set["prompts"] if item["edited"])
+        print(clean(f"Wrote {len(prompt_set['prompts'])} prompts ({edited} changed here) to {args.out}."))
         return 0
     if args.verb == "import":
         if args.dry_run:
@@ -60,6 +64,23 @@ def cmd_prompts(args: argparse.Namespace, store: Store, settings: Settings) -> i
         print(f"Saved {key} as version {version.id}." if version else f"{key} did not change.")
     _note_stale(store, active, key)
     return 0
+
+
+def _prompt_set(store: Store, active: str, changed_only: bool) -> dict:
+    """The prompt set to export: every prompt in use (the active profile's, merge, query), or only edits."""
+    prompt_set = prompt_store.export_set(store)
+    for item in prompt_set["prompts"]:
+        item["edited"] = True
+    if changed_only:
+        return prompt_set
+    mine = prompt_store.overrides(store)
+    edited = {item["key"]: item for item in prompt_set["prompts"]}
+    prompt_set["prompts"] = [
+        edited.get(item.key) or {"key": item.key, "text": effective_text(item.key, mine), "note": "",
+                                 "saved_at": None, "edited": False}
+        for item in catalog() if not item.extraction or item.group == active or item.key in edited
+    ]
+    return prompt_set
 
 
 def _prompt_key(name: str, profile: str) -> str:
@@ -123,7 +144,7 @@ def _prompts_show(args: argparse.Namespace, store: Store, key: str) -> int:
             text = prompt_store.diff_texts(text, current, f"{key} v{number}", f"{key} now") or "No difference.\n"
     else:
         text = current
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.write(clean(text if text.endswith("\n") else text + "\n"))
     return 0
 
 

@@ -6,8 +6,11 @@ import argparse
 import json
 import sys
 
+from docatlas.cli.common import workspace_models
+from docatlas.cli.guards import clean
 from docatlas.core.base.errors import DocAtlasError
 from docatlas.core.base.settings import Settings
+from docatlas.core.base.text import json_for_terminal
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.retrieval.answer import ask
 from docatlas.core.retrieval.context import page_label
@@ -17,11 +20,12 @@ from docatlas.core.storage.database import Store
 def cmd_query(args: argparse.Namespace, store: Store, settings: Settings) -> int:
     """Answer a question from the graph: streamed text and sources, or JSON."""
     streamed = False
+    settings = workspace_models(args, store, settings)
 
     def show(piece: str) -> None:
         nonlocal streamed
         streamed = True
-        sys.stdout.write(piece)
+        sys.stdout.write(clean(piece))  # the model's text never drives the terminal
         sys.stdout.flush()
 
     llm = OllamaLLM(settings.ollama, cache=store)
@@ -35,9 +39,9 @@ def cmd_query(args: argparse.Namespace, store: Store, settings: Settings) -> int
     finally:
         llm.close()
     for warning in answer.warnings:
-        print(f"note: {warning}", file=sys.stderr)
+        print(f"note: {clean(warning)}", file=sys.stderr)
     if args.json:
-        print(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))
+        print(json_for_terminal(json.dumps(answer.to_json(), indent=2, ensure_ascii=False)))
         return 0
     print()
     sources = [r for r in answer.references if r.cited] or list(answer.references)
@@ -45,6 +49,6 @@ def cmd_query(args: argparse.Namespace, store: Store, settings: Settings) -> int
         print("\nSources:")
         for ref in sources:
             label = f"[{ref.label}] " if ref.label else ""
-            print(f"  {label}{ref.document}{page_label(ref.page, ref.page_end)} (chunk {ref.chunk})")
+            print(clean(f"  {label}{ref.document}{page_label(ref.page, ref.page_end)} (chunk {ref.chunk})"))
     return 0
 

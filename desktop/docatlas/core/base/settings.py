@@ -37,6 +37,7 @@ class OllamaSettings:
     max_context: int = 32768  # never ask for more than this, whatever the model allows
     num_predict: int = 2048  # room reserved for the reply
     temperature: float = 0.0
+    proxy: str = ""  # an HTTP proxy for Ollama; the environment's proxies are never used for it
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ RANGES: dict[str, tuple[float, float]] = {
 CHOICES: dict[str, tuple[str, ...]] = {
     "mode": ("local", "global", "hybrid", "naive", "mix", "community"),
 }
+OPTIONAL_TEXT = ("proxy",)  # texts that may be empty
 FILE = "settings.json"
 
 
@@ -86,7 +87,7 @@ def _text(name: str, value: object) -> tuple[object, str | None]:
         if value in choices:
             return value, None
         return None, "must be one of " + ", ".join(f'"{c}"' for c in choices)
-    if isinstance(value, str) and value.strip():
+    if isinstance(value, str) and (value.strip() or name in OPTIONAL_TEXT):
         return value.strip(), None
     return None, "must be a non-empty text"
 

@@ -6,9 +6,11 @@ import csv
 import json
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 import networkx as nx
 
+from docatlas.core.base.text import for_spreadsheet, json_for_terminal
 from docatlas.core.storage import graph as graph_rows
 from docatlas.core.storage.database import Store
 
@@ -90,9 +92,25 @@ def export(store: Store, fmt: str, out: Path) -> Path:
     return out
 
 
+def write_export(store: Store, fmt: str, handle: BinaryIO) -> None:
+    """Write the graph in `fmt` (json, graphml or gexf: one stream) to an open binary handle."""
+    if fmt == "csv" or fmt not in EXPORT_FORMATS:
+        raise ValueError(f"{fmt!r} cannot be written to one stream; choose json, graphml or gexf.")
+    data = graph_data(store)
+    if fmt == "json":
+        text = json_for_terminal(json.dumps(data, ensure_ascii=False, indent=2))  # the same JSON, terminal-safe
+        handle.write((text + "\n").encode("utf-8"))
+    elif fmt == "graphml":
+        nx.write_graphml(to_networkx(data), handle)
+    else:
+        nx.write_gexf(to_networkx(data), handle)
+
+
 def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=columns)
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: "; ".join(v) if isinstance(v, list) else v for k, v in row.items()})
+            # a name such as "=HYPERLINK(...)" is text to the reader, never a formula
+            writer.writerow({k: for_spreadsheet("; ".join(v) if isinstance(v, list) else v)
+                             for k, v in row.items()})

@@ -20,6 +20,7 @@ import ollama
 from docatlas.core.base.errors import Cancelled, DocAtlasError, LLMError, OllamaUnreachable
 from docatlas.core.base.settings import Settings
 from docatlas.core.llm.ollama import OllamaLLM, normalize_host
+from docatlas.core.llm.transport import new_client
 
 log = logging.getLogger("docatlas.gui.ollama")
 
@@ -140,8 +141,7 @@ def pull_model(settings: Settings, name: str, cancel: threading.Event) -> Iterat
     if not name:
         raise LLMError("Type the name of the model to pull, for example qwen2.5:7b.")
     host = normalize_host(settings.ollama.host)
-    client = ollama.Client(host=host, timeout=httpx.Timeout(None, connect=settings.ollama.connect_timeout_s),
-                           trust_env=is_remote(host))
+    client = new_client(settings.ollama, host, read_timeout=None)  # never through the environment's proxy
     log.info("pulling %s through %s", name, host)
     try:
         stream = client.pull(name, stream=True)

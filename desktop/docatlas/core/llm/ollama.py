@@ -2,11 +2,13 @@
 
 Every call has an explicit timeout, is retried with backoff on transient faults, and ends in a
 user-facing error (see `errors.py`) when Ollama cannot help. Replies are cached by content.
+The transport pieces live beside it: `transport` (address, proxies, sockets that can be cut),
+`deadlines` (first token, whole reply), `breaker` (timeouts in a row stop a run) and
+`failures` (what went wrong, as a kind and a sentence).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import random
@@ -16,19 +18,24 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
-from urllib.parse import urlsplit
 
-import httpx
 import ollama
 
-from docatlas.core.base.errors import Cancelled, LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
-from docatlas.core.base.settings import DEFAULT_HOST, OllamaSettings
+from docatlas.core.base.errors import Cancelled, LLMError
+from docatlas.core.base.settings import OllamaSettings
+from docatlas.core.llm import failures, transport
+from docatlas.core.llm.breaker import Breaker
+from docatlas.core.llm.deadlines import Deadlines
+from docatlas.core.llm.failures import IncompleteStream as _IncompleteStream
+from docatlas.core.llm.failures import kind as _kind
 from docatlas.core.llm.protocol import LLMReply, ResponseCache, cache_key, reply_options, strip_think
 from docatlas.core.llm.repetition import RepetitionGuard
+from docatlas.core.llm.transport import normalize_host
+
+__all__ = ["OllamaLLM", "normalize_host"]
 
 log = logging.getLogger("docatlas.llm")
 
-DEFAULT_PORT = 11434
 FALLBACK_CONTEXT = 4096
 MIN_CONTEXT = 2048
 MESSAGE_OVERHEAD = 64
@@ -37,42 +44,6 @@ STOPPED = "The run was stopped; the unfinished answer was discarded."
 _OPEN, _CLOSE = "<think>", "</think>"
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 T = TypeVar("T")
-
-
-def normalize_host(host: str | None) -> str:
-    """Return http(s)://host:port by Ollama's rules: http, port 11434, 0.0.0.0 means local."""
-    raw = (host or "").strip() or DEFAULT_HOST
-    scheme, sep, rest = raw.partition("://")
-    port = DEFAULT_PORT
-    if not sep:
-        scheme, rest = "http", raw
-    else:
-        scheme = scheme.lower()
-        port = {"http": 80, "https": 443}.get(scheme, DEFAULT_PORT)
-    try:
-        if scheme not in ("http", "https"):
-            raise ValueError(scheme)
-        split = urlsplit(f"{scheme}://{rest}")
-        port = split.port or port
-    except ValueError:
-        raise LLMError(
-            f"The Ollama address {raw!r} is not valid; write it as host:port, "
-            "for example 127.0.0.1:11434."
-        ) from None
-    name = split.hostname or "127.0.0.1"
-    if name == "0.0.0.0":
-        name = "127.0.0.1"
-    elif name == "::":
-        name = "::1"
-    if ":" in name:
-        name = f"[{name}]"
-    path = split.path.strip("/")
-    return f"{scheme}://{name}:{port}" + (f"/{path}" if path else "")
-
-
-def _is_loopback(url: str) -> bool:
-    name = (urlsplit(url).hostname or "").lower()
-    return name in {"localhost", "::1"} or name.startswith("127.")
 
 
 class _TokenSink:
@@ -94,23 +65,6 @@ class _TokenSink:
             self.sent = self.attempt
 
 
-class _IncompleteStream(Exception):
-    """The stream ended without the final `done` message."""
-
-
-def _kind(exc: BaseException) -> str:
-    """Classify an exception: connect, timeout, stream, server (all retried) or fatal."""
-    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | ConnectionError):
-        return "connect"
-    if isinstance(exc, httpx.TimeoutException):
-        return "timeout"
-    if isinstance(exc, httpx.TransportError | _IncompleteStream | json.JSONDecodeError):
-        return "stream"
-    if isinstance(exc, ollama.ResponseError) and (exc.status_code >= 500 or exc.status_code < 0):
-        return "server"
-    return "fatal"
-
-
 class OllamaLLM:
     """LLM backed by a local (or LAN) Ollama; thread-safe, one shared HTTP client."""
 
@@ -124,6 +78,9 @@ class OllamaLLM:
         self.cache = cache
         self.model = model or settings.model
         self.host = normalize_host(settings.host)
+        self.sockets = transport.CallSockets()
+        self.deadlines = Deadlines(self.sockets)
+        self.breaker = Breaker(self.host)
         self.client = self._new_client()
         self.calls = 0
         self.cache_hits = 0
@@ -194,7 +151,7 @@ class OllamaLLM:
         with self._lock:
             if name in self._contexts:
                 return self._contexts[name]
-        shown = self._retrying(lambda: self.client.show(name), name, None)
+        shown = self._retrying(lambda: self._one_reply(lambda: self.client.show(name)), name, None)
         info = dict(shown.modelinfo or {})
         arch = info.get("general.architecture")
         value = info.get(f"{arch}.context_length") if arch else None
@@ -227,7 +184,8 @@ class OllamaLLM:
         if not texts:
             return []
         name = model or self.settings.embed_model
-        result = self._retrying(lambda: self.client.embed(model=name, input=texts), name, None)
+        result = self._retrying(lambda: self._one_reply(lambda: self.client.embed(model=name, input=texts)),
+                                name, None)
         return [list(map(float, vec)) for vec in result.embeddings]
 
     def close(self) -> None:
@@ -238,7 +196,7 @@ class OllamaLLM:
     def _list(self, *, retry: bool) -> list[dict]:
         def call() -> list[dict]:
             models = []
-            for m in self.client.list().models:
+            for m in self._one_reply(self.client.list).models:
                 details = m.details
                 models.append(
                     {
@@ -294,14 +252,14 @@ class OllamaLLM:
         with self._lock:
             self.calls += 1
         log.debug("chat %s num_ctx=%s", model, options.get("num_ctx"))
-        stream: Iterator[ollama.ChatResponse] = self.client.chat(
+        stream: Iterator[ollama.ChatResponse] = self.deadlines.guard(self.client.chat(
             model=model,
             messages=messages,
             stream=True,
             think=think,
             format=format,
             options=options,
-        )
+        ), self.settings.timeout_s, int(options.get("num_predict") or self.settings.num_predict))
         pieces: list[str] = []
         guard = RepetitionGuard()  # a looping reply is stopped here, not at the reply limit
         try:
@@ -350,26 +308,31 @@ class OllamaLLM:
             finished.set()
 
     def _replace_client(self) -> None:
+        self.sockets.cut_all()  # a read blocked on a socket returns only when it is shut down
         with self._lock:
             old, self.client = self.client, self._new_client()
         old._client.close()
 
     def _new_client(self) -> ollama.Client:
-        timeout = httpx.Timeout(self.settings.timeout_s, connect=self.settings.connect_timeout_s)
-        # a proxy from the environment must never see private text sent to a local Ollama
-        return ollama.Client(host=self.host, timeout=timeout, trust_env=not _is_loopback(self.host))
+        # no proxy from the environment ever sees the text sent to Ollama (transport.py)
+        return transport.new_client(self.settings, self.host, self.sockets)
 
     def _retrying(self, call: Callable[[], T], model: str, cancel: threading.Event | None) -> T:
         """Run `call`, retrying transient faults with exponential backoff and jitter."""
         attempts = max(1, self.settings.retries + 1)
         for attempt in range(attempts):
             try:
-                return call()
+                self._before_call(cancel)
+                result = call()
+                self.breaker.answered()
+                return result
             except (Cancelled, LLMError):
                 raise
             except Exception as exc:
-                _raise_if_cancelled(cancel)  # the connection was cut because the user stopped
+                self._before_call(cancel)  # the connection was cut because the user stopped
                 kind = _kind(exc)
+                if kind == "timeout":
+                    self.breaker.timed_out()  # raises CircuitOpen after too many in a row
                 if kind == "fatal" and not isinstance(exc, ollama.ResponseError):
                     raise  # not Ollama's doing (a callback, a bad argument): keep it as it is
                 if kind == "fatal" or attempt == attempts - 1:
@@ -390,36 +353,23 @@ class OllamaLLM:
                     time.sleep(delay)
         raise AssertionError("unreachable")
 
+    def _one_reply(self, fn: Callable[[], T]) -> T:
+        """A call with one JSON reply, which must be complete within the timeout."""
+        return self.deadlines.call(fn, self.settings.timeout_s)
+
+    def _before_call(self, cancel: threading.Event | None) -> None:
+        """Raise Cancelled when the run or the process stops, CircuitOpen while the breaker is open."""
+        if transport.stopping():
+            raise Cancelled(STOPPED)
+        _raise_if_cancelled(cancel)
+        self.breaker.check()
+
     def _user_error(self, exc: BaseException, model: str) -> LLMError:
         """Map any failure to the user-facing error with one sentence."""
-        kind = _kind(exc)
-        if kind == "connect":
-            return OllamaUnreachable(
-                f"Ollama is not reachable at {self.host}; start Ollama "
-                "(run `ollama serve` or open the Ollama app) and try again."
-            )
-        if kind == "timeout":
-            return OllamaTimeout(
-                f"Ollama did not answer within {self.settings.timeout_s:g} s; try a smaller "
-                "model, fewer parallel calls, or a longer timeout."
-            )
-        if kind == "stream":
-            return LLMError(
-                f"The connection to Ollama broke while {model} was answering ({exc}); "
-                "check that Ollama is still running and try again."
-            )
-        if isinstance(exc, ollama.ResponseError):
-            text = str(exc.error).strip().rstrip(".")
-            if exc.status_code == 404 and "not found" in text and "model" in text:
-                return _not_found(model)
-            return LLMError(f"Ollama could not answer with {model}: {text}.")
-        return LLMError(f"Ollama could not answer with {model}: {exc}.")
+        return failures.user_error(exc, self.host, model, self.settings.timeout_s)
 
 
-def _not_found(model: str) -> ModelNotFound:
-    return ModelNotFound(
-        f"The model {model} is not installed in Ollama; run `ollama pull {model}` and try again."
-    )
+_not_found = failures.not_found
 
 
 def _full_name(name: str) -> str:

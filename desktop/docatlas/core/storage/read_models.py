@@ -194,3 +194,10 @@ def chunk_text(store: Store, chunk_id: int) -> str | None:
     """The text of one chunk, or None when it is gone."""
     rows = store.query("SELECT text FROM chunks WHERE id = ?", (chunk_id,))
     return rows[0]["text"] if rows else None
+
+
+def chunk_failure_reasons(store: Store) -> list[tuple[str, int]]:
+    """Why chunks failed, grouped: (reason, how many chunks), the most frequent first."""
+    rows = store.query("SELECT COALESCE(error, '') AS error, COUNT(*) AS n FROM chunks WHERE status = 'failed' "
+                       "GROUP BY COALESCE(error, '') ORDER BY n DESC, error")
+    return [(r["error"], r["n"]) for r in rows]
