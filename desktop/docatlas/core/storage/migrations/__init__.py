@@ -9,6 +9,8 @@ from docatlas.core.storage.migrations import (
     m003_merge_suggestions,
     m004_prompts,
     m005_graph_explorer,
+    m007_pending_rederive,
+    m008_document_path_bytes,
 )
 
 MIGRATIONS: list[str] = [
@@ -17,5 +19,7 @@ MIGRATIONS: list[str] = [
     m003_merge_suggestions.SQL,
     m004_prompts.SQL,
     m005_graph_explorer.SQL,
+    m007_pending_rederive.SQL,
+    m008_document_path_bytes.SQL,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
