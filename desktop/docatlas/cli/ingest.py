@@ -40,6 +40,8 @@ def cmd_ingest(args: argparse.Namespace, store: Store, settings: Settings) -> in
         return 0
     for _path, reason in last.failures:
         print(f"failed: {reason}", file=sys.stderr)
+    for warning in last.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     counts = store.counts()
     print(
         f"{last.documents_total} documents ({last.documents_skipped} unchanged, {last.documents_failed} failed), "

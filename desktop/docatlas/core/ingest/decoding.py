@@ -10,6 +10,7 @@ guessed from the first megabyte (Western European on a tie).
 from __future__ import annotations
 
 import codecs
+import itertools
 import re
 import threading
 from collections.abc import Iterator
@@ -24,8 +25,6 @@ _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
 _WESTERN = {"cp1252", "latin_1", "iso8859_15"}
 # Control characters that never occur in real text (tab, newlines and form feed are fine).
 CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ufffd]")
-# Every byte that cannot start a multi-byte UTF-8 character (deleted to count the ones that can).
-_NOT_LEAD = bytes(b for b in range(256) if not 0xC2 <= b <= 0xF4)
 _counter = threading.local()
 
 
@@ -86,13 +85,12 @@ def _utf8_counts(path: Path) -> tuple[int, int]:
     """(invalid sequences, valid multi-byte characters) of the file read as UTF-8."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="docatlas-count")
     _counter.value = 0
-    leads = 0
-    for block in _blocks(path):
-        decoder.decode(block)
-        leads += len(block.translate(None, _NOT_LEAD))
-    decoder.decode(b"", final=True)
+    non_ascii = 0
+    for block in itertools.chain(_blocks(path), [b""]):
+        text = decoder.decode(block, final=not block)
+        non_ascii += len(text) - len(text.encode("ascii", "ignore"))
     invalid = _counter.value
-    return invalid, max(0, leads - invalid)
+    return invalid, non_ascii - invalid  # each invalid sequence became one U+FFFD
 
 
 def _supported(codec: str) -> bool:

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from docatlas.core.base.errors import DocumentError
-from docatlas.core.base.paths import shown_name
+from docatlas.core.base.paths import shown_name, shown_path
 from docatlas.core.ingest.archive_guard import check_archive
 from docatlas.core.ingest.decoding import CONTROL, Encoding, choose_encoding, decode_blocks, looks_binary
 from docatlas.core.ingest.discovery import discover as _discover
@@ -119,7 +119,7 @@ def load_document(path: Path) -> Document:
     pages = tuple(page for page in pages if page.text.strip())
     if not pages:
         raise DocumentError(f"{shown_name(path)} is empty; add a file that contains text.")
-    return Document(path=path, title=" ".join(str(title).split()) or path.stem, kind=kind,
+    return Document(path=path, title=" ".join(str(title).split()) or shown_path(path.stem), kind=kind,
                     content_hash=content_hash, pages=pages)
 
 
@@ -149,17 +149,18 @@ class TextStream:
         """The text block by block; raises `DocumentError` for binary, empty or unreadable files."""
         chars = control = 0
         seen_text = False
+        forgiven = self.encoding.replaced  # bad bytes of a UTF-8 file are counted, not held against it
         try:
             for block in decode_blocks(self.path, self.encoding):
                 chars += len(block)
                 control += len(CONTROL.findall(block))
-                if chars >= _CHECK_CHARS and looks_binary(control, chars):
+                if chars >= _CHECK_CHARS and looks_binary(control - forgiven, chars):
                     raise _not_text(self.path)
                 seen_text = seen_text or bool(block.strip())
                 yield block
         except OSError as exc:
             raise _unreadable(self.path, exc) from exc
-        if looks_binary(control, chars):
+        if looks_binary(control - forgiven, chars):
             raise _not_text(self.path)
         if not seen_text:
             raise DocumentError(f"{shown_name(self.path)} is empty; add a file that contains text.")
@@ -192,7 +193,7 @@ def _open_plain(path: Path, kind: str) -> TextStream:
     if kind == "md":  # the first heading within the first block
         first = next(decode_blocks(path, encoding), "")
         title = _markdown_title(first)
-    return TextStream(path=path, title=" ".join(title.split()) or path.stem, kind=kind,
+    return TextStream(path=path, title=" ".join(title.split()) or shown_path(path.stem), kind=kind,
                       encoding=encoding)
 
 

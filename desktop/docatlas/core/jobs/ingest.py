@@ -192,7 +192,7 @@ def _add_file(store: Store, path: Path, settings: Settings, failures: list,
     except DocumentError as exc:
         failures.append((shown_path(resolved), exc.message))
         return "failed", store.put_failed_document(
-            path=resolved, title=path.stem, kind=path.suffix.lstrip(".").lower(),
+            path=resolved, title=shown_path(path.stem), kind=path.suffix.lstrip(".").lower(),
             content_hash=digest, size=size, error=exc.message)
     if isinstance(document, TextStream) and document.replaced:
         warnings.append(f"{name} has {document.replaced:,} bytes that are not valid UTF-8; they were "
