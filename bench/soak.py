@@ -8,8 +8,9 @@ command again, then `ingest` of the folder (the next run), both to the end. The 
 graph (entities with type, description and sources; relations with keywords, weight and
 sources) is compared with a clean workspace that ingested the same files once (the parts
 of a joined description are compared as a set: their order follows document ids, which
-differ after a document is added back), and `PRAGMA integrity_check` must say ok. Prints the rounds, how many kills landed while the
-command was still running, and the mismatches (must be 0).
+differ after a document is added back), and `PRAGMA integrity_check` must say ok. Prints
+the rounds, how many kills landed while the command was still running, and the mismatches
+(must be 0).
 
     python bench/soak.py --rounds 30 --seed 1
 """
