@@ -1,5 +1,8 @@
 """Document loaders: turn .txt, .md, .html, .pdf and .docx files into plain text pages.
 
+Plain text is read as a stream (`open_document` -> `TextStream`), never whole; HTML pages
+up to `MAX_HTML_BYTES`; PDF and Word in `office` (archives checked by `archive_guard`).
+
 Every failure a user can cause (wrong type, encrypted, scanned, empty, damaged) is raised as
 a `DocumentError` whose message is one sentence naming the file and saying what to do.
 """
@@ -15,9 +18,9 @@ from pathlib import Path
 
 from docatlas.core.base.errors import DocumentError
 from docatlas.core.base.paths import shown_name, shown_path
-from docatlas.core.ingest.archive_guard import check_archive
 from docatlas.core.ingest.decoding import CONTROL, Encoding, choose_encoding, decode_blocks, looks_binary
 from docatlas.core.ingest.discovery import discover as _discover
+from docatlas.core.ingest.office import load_docx, load_pdf
 
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(
     {".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"}
@@ -113,7 +116,8 @@ def load_document(path: Path) -> Document:
         elif kind == "html":
             title, pages = _load_html(path)
         else:
-            title, pages = _load_pdf(path) if kind == "pdf" else _load_docx(path)
+            title, numbered = load_pdf(path) if kind == "pdf" else load_docx(path)
+            pages = [Page(number, text) for number, text in numbered]
     except OSError as exc:
         raise _unreadable(path, exc) from exc
     pages = tuple(page for page in pages if page.text.strip())
@@ -282,83 +286,3 @@ def _load_html(path: Path) -> tuple[str, list[Page]]:
     parser.close()
     title = " ".join("".join(parser.title_parts).split())
     return title, [Page(None, _tidy("".join(parser.parts)))]
-
-
-# --- PDF --------------------------------------------------------------------------------
-
-
-def _load_pdf(path: Path) -> tuple[str, list[Page]]:
-    from pypdf import PdfReader
-    from pypdf.errors import DependencyError
-
-    name = shown_name(path)
-    damaged = DocumentError(f"{name} is not a valid PDF or is damaged; open and re-save it "
-                            "(or download it again) and add it again.")
-    locked = DocumentError(f"{name} is password-protected; remove the password and add it "
-                           "again.")
-    try:
-        reader = PdfReader(path)
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise locked
-        count = len(reader.pages)
-    except DocumentError:
-        raise
-    except DependencyError as exc:  # AES without the optional `cryptography` package
-        raise DocumentError(f"{name} is encrypted in a way DocAtlas cannot open; remove the "
-                            "encryption and add it again.") from exc
-    except OSError:
-        raise
-    except Exception as exc:  # pypdf raises many types on malformed input
-        raise damaged from exc
-    pages: list[Page] = []
-    for number in range(1, count + 1):
-        try:
-            text = reader.pages[number - 1].extract_text() or ""
-        except Exception:  # pypdf raises many types; one unreadable page must not lose the others
-            text = ""
-        text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
-        if text:
-            pages.append(Page(number, text))
-    if not pages:
-        raise DocumentError(f"{name} has no extractable text and looks scanned (images only); "
-                            "run OCR on it first and add the result.")
-    try:
-        title = (reader.metadata.title if reader.metadata else None) or ""
-    except Exception:  # broken metadata is no reason to refuse the text
-        title = ""
-    return title, pages
-
-
-# --- DOCX -------------------------------------------------------------------------------
-
-
-def _load_docx(path: Path) -> tuple[str, list[Page]]:
-    import docx
-    from docx.table import Table
-
-    check_archive(path)
-    try:
-        document = docx.Document(str(path))
-        blocks: list[str] = []
-        for item in document.iter_inner_content():
-            if isinstance(item, Table):
-                rows = []
-                for row in item.rows:
-                    cells, seen = [], set()
-                    for cell in row.cells:
-                        if id(cell._tc) not in seen:  # merged cells repeat the same element
-                            seen.add(id(cell._tc))
-                            cells.append(" ".join(cell.text.split()))
-                    if any(cells):
-                        rows.append(" | ".join(cells))
-                blocks.append("\n".join(rows))
-            else:
-                blocks.append(item.text.strip())
-        title = document.core_properties.title or ""
-    except OSError:
-        raise
-    except Exception as exc:  # not a zip, missing parts, bad XML
-        raise DocumentError(f"{shown_name(path)} is not a valid Word document or is damaged; open and "
-                            "re-save it as .docx and add it again.") from exc
-    text = "\n\n".join(block for block in blocks if block)
-    return title, [Page(None, text.replace("\r\n", "\n").replace("\r", "\n"))]
