@@ -105,6 +105,25 @@ def test_unreadable_folder_is_a_listed_failure(tmp_path):
                         "check that you may open it and add it again."]]
 
 
+def test_unreadable_file_in_a_folder_is_a_listed_failure(model, tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "open.txt").write_text("Maria Lopez founded Harbor Analytics.", encoding="utf-8")
+    (folder / "locked.txt").write_text("secret", encoding="utf-8")
+    (folder / "locked.txt").chmod(0o000)
+    code, err = run_unprivileged(
+        "import contextlib, io, json, sys\n"
+        "from docatlas.cli import main\n"
+        "err = io.StringIO()\n"
+        "with contextlib.redirect_stderr(err):\n"
+        "    code = main(['--data-dir', sys.argv[2], 'ingest', sys.argv[1]])\n"
+        "print(json.dumps([code, err.getvalue()]))\n", str(folder), str(tmp_path / "ws"))
+    assert code == 1
+    assert "failed: locked.txt could not be read (Permission denied)" in err
+    with Store(tmp_path / "ws" / "docatlas.sqlite") as store:
+        assert {Path(d.path).name: d.status for d in store.documents()} == {"open.txt": "done"}
+
+
 def test_non_utf8_name_is_kept_exactly_and_shown_readably(model, capsys, tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir()

@@ -20,7 +20,7 @@ DESKTOP = Path(__file__).resolve().parents[2] / "desktop"
 
 
 def run_unprivileged(code: str, *args: str) -> object:
-    """Run `code` (which prints one JSON value) as an unprivileged user; return the value."""
+    """Run `code` (whose last line of output is one JSON value) without privileges; return the value."""
     prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] if os.getuid() == 0 else []
     if prefix and shutil.which("setpriv") is None:
         pytest.skip("running as root without setpriv: file permissions cannot be made to apply")
@@ -28,4 +28,4 @@ def run_unprivileged(code: str, *args: str) -> object:
     done = subprocess.run([*prefix, sys.executable, "-c", code, *args], capture_output=True, env=env,
                           check=False, timeout=120)
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
-    return json.loads(done.stdout)
+    return json.loads(done.stdout.decode().strip().splitlines()[-1])
