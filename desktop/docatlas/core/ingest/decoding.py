@@ -125,7 +125,7 @@ def decode_blocks(path: Path, encoding: Encoding) -> Iterator[str]:
     Undecodable bytes become U+FFFD (for UTF-8 they were counted by `choose_encoding`)."""
     decoder = codecs.getincrementaldecoder(encoding.codec)(errors="replace")
     first, pending_cr = True, False
-    for block in [*_blocks(path), None]:
+    for block in itertools.chain(_blocks(path), [None]):
         text = decoder.decode(b"", final=True) if block is None else decoder.decode(block)
         if pending_cr:
             text = "\r" + text
