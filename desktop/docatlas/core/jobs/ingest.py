@@ -107,7 +107,7 @@ def index(
                    documents_skipped=state.documents_skipped + (outcome == "unchanged"))
 
     # 2. Chunks: every pending (or failed) chunk in the workspace, this run's or an earlier one's.
-    work = store.work_chunks()
+    work = store.work_chunks(with_text=False)  # each text is read when its call starts
     yield tick(stage="extract", chunks_total=len(work), message=f"{len(work)} chunks to extract")
     if work:
         llm = llm or OllamaLLM(settings.ollama, cache=store)
@@ -222,8 +222,8 @@ def _extract_all(
     fatal: LLMError | None = None
     started = time.monotonic()
 
-    def run(chunk: ChunkRow) -> ChunkExtraction:
-        return extract_chunk(llm, profile, chunk.text, settings.extraction, cancel)
+    def run(text: str) -> ChunkExtraction:
+        return extract_chunk(llm, profile, text, settings.extraction, cancel)
 
     pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="docatlas-llm")
     try:
@@ -232,7 +232,7 @@ def _extract_all(
                 chunk = next(queue, None)
                 if chunk is None:
                     break
-                in_flight[pool.submit(run, chunk)] = chunk
+                in_flight[pool.submit(run, store.chunk_text(chunk.id))] = chunk
             if not in_flight:
                 break
             finished, _ = wait(in_flight, timeout=0.2, return_when=FIRST_COMPLETED)

@@ -288,9 +288,13 @@ class Store:
         conn.executemany("INSERT OR IGNORE INTO pending_rederive(key) VALUES (?)", [(k,) for k in touched])
         return touched
 
-    def work_chunks(self, document_ids: Iterable[int] | None = None) -> list[ChunkRow]:
-        """Chunks still to extract (pending or failed earlier), in document order."""
-        sql = "SELECT * FROM chunks WHERE status IN ('pending', 'failed')"
+    def work_chunks(self, document_ids: Iterable[int] | None = None, with_text: bool = True) -> list[ChunkRow]:
+        """Chunks still to extract (pending or failed earlier), in document order.
+
+        With `with_text=False` their text is left empty (read each with `chunk_text` when it
+        is needed), so a workspace of 50,000 pending chunks is not held in memory."""
+        columns = "*" if with_text else "id, document_id, idx, '' AS text, tokens, page_start, page_end, status"
+        sql = f"SELECT {columns} FROM chunks WHERE status IN ('pending', 'failed')"
         params: tuple = ()
         if document_ids is not None:
             ids = list(document_ids)
@@ -299,6 +303,10 @@ class Store:
             sql += f" AND document_id IN ({','.join('?' * len(ids))})"
             params = tuple(ids)
         return [_chunk(r) for r in self.query(sql + " ORDER BY document_id, idx", params)]
+
+    def chunk_text(self, chunk_id: int) -> str:
+        """The text of one chunk."""
+        return self.query("SELECT text FROM chunks WHERE id = ?", (chunk_id,))[0]["text"]
 
     def chunk_counts(self, document_id: int) -> dict[str, int]:
         """How many chunks of a document are in each status."""
