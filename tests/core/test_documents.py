@@ -21,6 +21,7 @@ from docatlas.core.ingest.loaders import (
     load_document,
 )
 from fixtures.make_docs import make_docx, make_pdf
+from unprivileged import run_unprivileged
 
 ACCENTED = "café naïve Zürich"
 
@@ -240,15 +241,20 @@ def test_missing_file(tmp_path: Path) -> None:
     expect_error(tmp_path / "gone.txt", "could not be found")
 
 
-def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "locked.txt"
+def test_unreadable_file(tmp_path: Path) -> None:
+    folder = tmp_path
+    path = folder / "locked.txt"
     path.write_text("secret", encoding="utf-8")
-
-    def refuse(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied")
-
-    monkeypatch.setattr(Path, "read_bytes", refuse)
-    expect_error(path, "could not be read", "Permission denied")
+    path.chmod(0o000)
+    message = run_unprivileged(
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from docatlas.core.base.errors import DocumentError\n"
+        "from docatlas.core.ingest.loaders import load_document\n"
+        "try:\n    load_document(Path(sys.argv[1]))\n"
+        "except DocumentError as e:\n    print(json.dumps(e.message))\n", str(path))
+    assert "locked.txt could not be read (Permission denied)" in message
+    assert message.endswith(".") and message.count(". ") == 0
 
 
 # --- discover ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import argparse
 import importlib
 import logging
 import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -69,6 +70,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DocAtlasError as exc:
         log.warning("%s failed: %s", args.command, exc.message)
         print(guards.clean(exc.message), file=sys.stderr)
+        return 1
+    except sqlite3.Error as exc:  # a read outside Store.query: the store's own sentence for it
+        from docatlas.core.storage.database import friendly_error
+
+        log.warning("%s failed: %s", args.command, exc)
+        print(friendly_error(exc).message, file=sys.stderr)
         return 1
     except Exception:  # the last guard: the user gets a sentence, the log gets the detail
         log.exception("unexpected error in %s", args.command)

@@ -1,7 +1,11 @@
 """Where DocAtlas keeps things: data dir (one workspace), config dir, log dir.
 
 The data dir comes from `--data-dir`, else `DOCATLAS_DATA_DIR`, else platformdirs.
-Directories are created private (0o700): they hold the user's documents' text.
+Directories DocAtlas creates are private (0o700): they hold the user's documents' text; a
+folder that already exists keeps its permissions (a shared 1777 folder stays shared).
+File names that are not valid UTF-8 are shown with `\\xNN` escapes (`shown_path`).
+The log handler never prints "--- Logging error ---": when the log cannot be written (a
+full disk, a folder gone read-only) the record is dropped quietly.
 """
 
 from __future__ import annotations
@@ -18,12 +22,34 @@ DB_FILENAME = "docatlas.sqlite"
 
 
 def _private_dir(path: Path) -> Path:
+    """The folder, created 0o700 (with any missing parents) when it does not exist yet."""
+    if path.is_dir():
+        return path
+    missing = [path, *(p for p in path.parents if not p.exists())]
     path.mkdir(parents=True, exist_ok=True)
-    try:
-        os.chmod(path, 0o700)
-    except OSError:
-        pass
+    for created in missing:
+        try:
+            os.chmod(created, 0o700)
+        except OSError:
+            pass
     return path
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """A path as text that can be printed and stored: bytes that are not UTF-8 become `\\xNN`."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def shown_name(path: str | os.PathLike[str]) -> str:
+    """The file name of `path`, printable (see `shown_path`)."""
+    return shown_path(Path(path).name)
+
+
+class QuietRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log file that drops a record it cannot write instead of printing a traceback."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """Drop the record: the log must never be the reason the user sees a traceback."""
 
 
 def data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -60,7 +86,8 @@ def setup_logging(level: int = logging.INFO) -> Path:
     path = log_dir() / "docatlas.log"
     root = logging.getLogger("docatlas")
     if not any(isinstance(h, logging.handlers.RotatingFileHandler) for h in root.handlers):
-        handler = logging.handlers.RotatingFileHandler(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
+        handler = QuietRotatingFileHandler(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8",
+                                           delay=True)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)
     root.setLevel(level)

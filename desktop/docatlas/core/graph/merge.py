@@ -17,9 +17,9 @@ key they now belong to before anything is derived.
 records in scope, asks the summariser for the long descriptions (stage "summarize"),
 derives every entity and relation (stage "merge"), and then - in ONE transaction -
 re-files merged-away records, writes the rows that changed, replays the user's overrides
-and clears `graph_dirty`, so no reader ever sees a derived graph without the user's
-edits. A cancel between items writes nothing but `graph_dirty=1`, so the next run
-finishes the merge. `rebuild` runs it to the end. All SQL is in `core.storage.graph`.
+and clears `graph_dirty` and the keys in `pending_rederive` it derived, so no reader ever
+sees a derived graph without the user's edits. A cancel between items writes nothing but
+`graph_dirty=1`, so the next run finishes the merge. `rebuild` runs it to the end. All SQL is in `core.storage.graph`.
 
 Only rows that changed are written, so a re-merge that changes nothing leaves the graph
 version, the full-text index and the embedding queue alone.
@@ -40,6 +40,7 @@ from docatlas.core.base.progress import Progress
 from docatlas.core.graph.overrides import aliases, list_overrides, overridden_rows, replay_overrides
 from docatlas.core.graph.summarize import summarise_all
 from docatlas.core.storage import graph as graph_rows
+from docatlas.core.storage import healing
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.graph import Records, Source
 
@@ -213,6 +214,7 @@ def _steps(store: Store, keys: set[str] | None, summarize: Summarizer | None,
         graph_rows.write_derived(conn, plan.scope, entities, relations)
         replay_overrides(conn)
         graph_rows.set_graph_dirty(conn, derived.missing)
+        healing.clear(conn, plan.scope)  # the keys a drop left owed are derived now
     return Progress(stage="merge", message=f"Merged {plan.size} entities and relations", step_done=plan.size,
                     step_total=plan.size)
 

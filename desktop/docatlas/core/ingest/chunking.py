@@ -1,7 +1,10 @@
 """Token windows over a document's text, counted with cl100k_base loaded fully offline.
 
-The text is encoded once; windows are chosen on token offsets and cut, in order of
-preference, at a paragraph end, a sentence end, a line or word boundary, or hard at the limit.
+Windows are chosen on token offsets and cut, in order of preference, at a paragraph end,
+a sentence end, a line or word boundary, or hard at the limit. A plain-text stream is cut
+in segments of about `SEGMENT_CHARS` characters: the windows of a segment are yielded but
+its last one, which starts the next segment, so memory does not grow with the file (a
+document smaller than a segment is cut exactly as a whole text would be).
 """
 
 from __future__ import annotations
@@ -9,10 +12,13 @@ from __future__ import annotations
 import itertools
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from docatlas.core.base.tokens import count_tokens, get_encoding
-from docatlas.core.ingest.loaders import Document
+from docatlas.core.ingest.loaders import Document, TextStream
+
+SEGMENT_CHARS = 1 << 20
 
 _PARAGRAPH_END = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"""[.!?][)"'\]\u201d\u2019]*(?=\s|$)|[。！？]""")
@@ -150,3 +156,27 @@ def chunk_document(document: Document, chunk_tokens: int = 1200,
                   page_end=page_at(end - 1))
             for i, (piece, start, end, count) in
             enumerate(_windows(document.text, chunk_tokens, overlap_tokens))]
+
+
+def iter_chunks(source: Document | TextStream, chunk_tokens: int = 1200,
+                overlap_tokens: int = 100) -> Iterator[Chunk]:
+    """The chunks of a document one by one; a `TextStream` is read and cut segment by segment."""
+    if isinstance(source, Document):
+        yield from chunk_document(source, chunk_tokens, overlap_tokens)
+        return
+    _validate(chunk_tokens, overlap_tokens)
+    index, buffer = 0, ""
+    for block in itertools.chain(source.blocks(), [None]):
+        if block is not None:
+            buffer += block
+            if len(buffer) < SEGMENT_CHARS:
+                continue
+        windows = _windows(buffer, chunk_tokens, overlap_tokens)
+        final = block is None
+        if not final and len(windows) < 2:
+            continue  # one window fills the segment: read more before cutting
+        for piece, _start, _end, count in windows if final else windows[:-1]:
+            yield Chunk(index=index, text=piece, tokens=count, page_start=None, page_end=None)
+            index += 1
+        if not final:
+            buffer = buffer[windows[-1][1]:]

@@ -55,7 +55,7 @@ def choose_profile(store: Store, work: Sequence[ChunkRow], settings: Settings, l
         score = 0
         for chunk in work[:TRIAL_CHUNKS]:
             try:
-                result = extract_chunk(llm, profile, chunk.text, trial, cancel)
+                result = extract_chunk(llm, profile, chunk.text or store.chunk_text(chunk.id), trial, cancel)
                 score += result.health.grounded
                 for figure in SPENT:
                     spent[figure] = spent.get(figure, 0) + getattr(result, figure)

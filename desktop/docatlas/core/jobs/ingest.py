@@ -7,7 +7,9 @@ small thread pool, at most `parallel` at once.
 
 Nothing is ever half-written: every chunk is stored `pending` before any model call, and
 becomes `done` in the same transaction that stores its records. A run that is killed
-resumes from the pending chunks; cached replies make repeated work free.
+resumes from the pending chunks; cached replies make repeated work free. A drop (a delete,
+a changed document) writes the keys it touched in its own transaction, and every writing
+job starts by re-deriving what an earlier one left owed (`heal_steps`).
 """
 
 from __future__ import annotations
@@ -22,14 +24,15 @@ from pathlib import Path
 
 from docatlas.core.base.errors import Cancelled, LLMError, OllamaUnreachable
 from docatlas.core.base.keys import entity_key
+from docatlas.core.base.paths import shown_name, shown_path
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.merge import Summarizer, rebuild, rebuild_steps
 from docatlas.core.graph.summarize import ModelSummarizer
-from docatlas.core.ingest.chunking import chunk_document
+from docatlas.core.ingest.chunking import iter_chunks
 from docatlas.core.ingest.extract import ChunkExtraction, extract_chunk
 from docatlas.core.ingest.findings import accepted_keys, record_findings
-from docatlas.core.ingest.loaders import DocumentError, discover, file_hash, load_document
+from docatlas.core.ingest.loaders import DocumentError, TextStream, discover, file_hash, open_document
 from docatlas.core.jobs.auto_profile import AUTO, choose_profile, resolved_settings
 from docatlas.core.jobs.run_health import finish_run_health
 from docatlas.core.llm.ollama import OllamaLLM
@@ -38,10 +41,27 @@ from docatlas.core.prompts.store import extraction_profile, merge_template
 from docatlas.core.retrieval.communities import refresh_communities
 from docatlas.core.retrieval.embed import embed_pending
 from docatlas.core.storage import health as stored_health
+from docatlas.core.storage import healing
 from docatlas.core.storage.database import ChunkRow, NewChunk, Store
 from docatlas.core.storage.lock import writes_workspace
 
 log = logging.getLogger("docatlas.pipeline")
+# A document past this many chunks is worth a warning: the user may not want that many calls.
+LARGE_DOCUMENT_CHUNKS = 2000
+# The model time a warning assumes per call (a 7B model on a laptop GPU takes about this).
+ASSUMED_SECONDS_PER_CALL = 10
+
+
+def heal_steps(store: Store, summarize: Summarizer | None = None,
+               cancel: threading.Event | None = None) -> Iterator[Progress]:
+    """Re-derive what an earlier run left owed: all of the graph when a merge stopped
+    (`graph_dirty`), else the keys a drop wrote to `pending_rederive` before it was killed."""
+    if store.get_meta("graph_dirty") == "1":
+        yield from rebuild_steps(store, None, summarize, cancel)
+        return
+    owed = healing.pending(store)
+    if owed:
+        yield from rebuild_steps(store, owed, summarize, cancel)
 
 
 @writes_workspace("ingest")
@@ -71,27 +91,27 @@ def index(
     summarize = ModelSummarizer(lambda: llm or OllamaLLM(settings.ollama, cache=store), settings.extraction,
                                 template=merge_template(store, "summarize"), cancel=cancel,
                                 parallel=settings.ollama.parallel)
-    if store.get_meta("graph_dirty") == "1":  # an earlier run stopped before merging
-        yield from relay(rebuild_steps(store, None, summarize, cancel))
+    yield from relay(heal_steps(store, summarize, cancel))  # what an earlier run left owed
     touched: set[str] = set()
+    warnings: list[str] = []
 
     # 1. Documents: hash, load, chunk, store as pending.
     files, skipped = discover([Path(p) for p in paths])
-    failures = [(str(p), reason) for p, reason in skipped]
+    failures = [(shown_path(p), reason) for p, reason in skipped]
     yield tick(documents_total=len(files), documents_failed=len(skipped), failures=tuple(failures))
     for number, path in enumerate(files, 1):
         if cancel.is_set():
             yield tick(stage="cancelled", message="Stopped; run again to continue.")
             return
-        outcome, keys = _add_file(store, path, settings, failures)
+        outcome, keys = _add_file(store, path, settings, failures, warnings)
         touched |= keys
-        yield tick(documents_done=number, document=path.name, document_path=str(path.resolve()),
-                   failures=tuple(failures),
+        yield tick(documents_done=number, document=shown_name(path), document_path=shown_path(path.resolve()),
+                   failures=tuple(failures), warnings=tuple(warnings),
                    documents_failed=len(failures),
                    documents_skipped=state.documents_skipped + (outcome == "unchanged"))
 
     # 2. Chunks: every pending (or failed) chunk in the workspace, this run's or an earlier one's.
-    work = store.work_chunks()
+    work = store.work_chunks(with_text=False)  # each text is read when its call starts
     yield tick(stage="extract", chunks_total=len(work), message=f"{len(work)} chunks to extract")
     if work:
         llm = llm or OllamaLLM(settings.ollama, cache=store)
@@ -125,7 +145,6 @@ def index(
     # 4. Search: embeddings and community reports for what changed (cheap when nothing did).
     if not cancel.is_set():
         llm = llm or OllamaLLM(settings.ollama, cache=store)
-        warnings: list[str] = []
         # The second embedding pass covers the vectors of the reports just written.
         jobs = (embed_pending, refresh_communities, embed_pending) if settings.query.community_reports else (
             embed_pending,)
@@ -147,23 +166,28 @@ def remove_document(store: Store, document_id: int, summarize: Summarizer | None
 
     Without `summarize`, descriptions that lost a part are joined again; with it, they may
     be summarised (from the cache when the same set was summarised before)."""
+    for _ in heal_steps(store, summarize):  # what an earlier run left owed comes first
+        pass
     touched = store.delete_document(document_id)
     rebuild(store, touched, summarize)
     return touched
 
 
-def _add_file(store: Store, path: Path, settings: Settings, failures: list) -> tuple[str, set[str]]:
-    """Store one file's chunks (or its failure).
+def _add_file(store: Store, path: Path, settings: Settings, failures: list,
+              warnings: list[str]) -> tuple[str, set[str]]:
+    """Store one file's chunks (or its failure); add a warning for a very large or patched file.
 
     Returns the outcome ("added", "unchanged" or "failed") and the entity keys that the
     file's previous version supported, which the graph must re-derive.
     """
-    resolved = str(path.resolve())
+    name = shown_name(path)
     try:
+        resolved = str(path.resolve())
         digest, size = file_hash(path), path.stat().st_size
-    except OSError as exc:
-        failures.append((resolved, f"{path.name} could not be read ({exc.strerror}); "
-                                   "check that it exists and that you may read it."))
+    except (OSError, RuntimeError) as exc:
+        reason = getattr(exc, "strerror", None) or "a link that loops"
+        failures.append((shown_path(path), f"{name} could not be read ({reason}); "
+                                           "check that it exists and that you may read it."))
         return "failed", set()
     existing = store.document_by_path(resolved)
     if existing is not None and existing.content_hash == digest:
@@ -171,18 +195,33 @@ def _add_file(store: Store, path: Path, settings: Settings, failures: list) -> t
         # one that loaded has its chunks in the store, pending ones included.
         if not (existing.status == "failed" and not store.chunk_counts(existing.id)):
             return "unchanged", set()
+    count = 0
+
+    def counted() -> Iterator[NewChunk]:
+        nonlocal count
+        for c in iter_chunks(document, settings.chunking.chunk_tokens, settings.chunking.overlap_tokens):
+            count += 1
+            yield NewChunk(c.text, c.tokens, c.page_start, c.page_end)
+
     try:
-        document = load_document(path)
+        document = open_document(path)
+        # Read, cut and stored as a stream in one transaction: a read error keeps the old version.
+        _, touched = store.put_document(path=resolved, title=document.title, kind=document.kind,
+                                        content_hash=digest, size=size, chunks=counted())
     except DocumentError as exc:
-        failures.append((resolved, exc.message))
+        failures.append((shown_path(resolved), exc.message))
         return "failed", store.put_failed_document(
-            path=resolved, title=path.stem, kind=path.suffix.lstrip(".").lower(),
+            path=resolved, title=shown_path(path.stem), kind=path.suffix.lstrip(".").lower(),
             content_hash=digest, size=size, error=exc.message)
-    chunks = chunk_document(document, settings.chunking.chunk_tokens, settings.chunking.overlap_tokens)
-    _, touched = store.put_document(
-        path=resolved, title=document.title, kind=document.kind, content_hash=digest, size=size,
-        chunks=[NewChunk(c.text, c.tokens, c.page_start, c.page_end) for c in chunks],
-    )
+    if isinstance(document, TextStream) and document.replaced:
+        warnings.append(f"{name} has {document.replaced:,} bytes that are not valid UTF-8; they were "
+                        "read as \ufffd and the rest as UTF-8, so check the file if names look wrong.")
+    if count > LARGE_DOCUMENT_CHUNKS:
+        calls = count * (1 + settings.extraction.gleaning)
+        hours = calls * ASSUMED_SECONDS_PER_CALL / 3600
+        warnings.append(f"{name} makes {count:,} chunks, about {calls:,} model calls or {hours:,.1f} hours "
+                        f"at {ASSUMED_SECONDS_PER_CALL} s a call; press Cancel (Ctrl-C) and split the file "
+                        "if that is more than you meant.")
     return "added", touched
 
 
@@ -204,7 +243,8 @@ def _extract_all(
     started = time.monotonic()
 
     def run(chunk: ChunkRow, accepted: set[str]) -> ChunkExtraction:
-        return extract_chunk(llm, profile, chunk.text, settings.extraction, cancel, accepted=accepted)
+        text = store.chunk_text(chunk.id)  # read when its call starts: memory does not grow with the file
+        return extract_chunk(llm, profile, text, settings.extraction, cancel, accepted=accepted)
 
     pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="docatlas-llm")
     try:

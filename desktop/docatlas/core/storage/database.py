@@ -10,6 +10,8 @@ commit part of it early.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import threading
 import time
@@ -63,10 +65,23 @@ class NewChunk:
     page_end: int | None
 
 
-def _friendly(exc: sqlite3.Error) -> StoreError:
+def stored_path(path: str) -> tuple[str, bytes | None]:
+    """(printable text, original bytes or None) for a path that may hold non-UTF-8 bytes."""
+    raw = os.fsencode(path)
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "backslashreplace"), raw
+
+
+def friendly_error(exc: sqlite3.Error) -> StoreError:
+    """The one sentence for a database failure: what happened and what to do."""
     text = str(exc).lower()
     if "full" in text:
         return StoreError("The disk is full; free some space and run again (finished work is kept).")
+    if "disk i/o error" in text:
+        return StoreError("The workspace database could not be written (a disk error, often a full "
+                          "disk); free some space or check the disk and run again (finished work is kept).")
     if "locked" in text or "busy" in text:
         return StoreError("The workspace is busy in another DocAtlas process; close it and try again.")
     if "readonly" in text or "read-only" in text:
@@ -95,7 +110,7 @@ class Store:
             self.db = sqlite_utils.Database(conn)
             self._migrate()
         except sqlite3.Error as exc:
-            raise _friendly(exc) from exc
+            raise friendly_error(exc) from exc
 
     # -- plumbing -----------------------------------------------------------------
 
@@ -116,23 +131,32 @@ class Store:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
-                raise _friendly(exc) from exc
+                raise friendly_error(exc) from exc
             try:
                 yield self.conn
                 self.conn.execute("COMMIT")
             except sqlite3.Error as exc:
-                self.conn.execute("ROLLBACK")
-                raise _friendly(exc) from exc
+                self._rollback()
+                raise friendly_error(exc) from exc
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                self._rollback()
                 raise
+
+    def _rollback(self) -> None:
+        """Roll back what is open; SQLite has already rolled back after a full disk or I/O error."""
+        if self.conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
 
     def query(self, sql: str, params: Sequence | dict = ()) -> list[sqlite3.Row]:
         """Run a read query; rows support access by column name."""
         with self._lock:
-            cursor = self.conn.execute(sql, params)
-            names = [d[0] for d in cursor.description or ()]
-            return [dict(zip(names, row)) for row in cursor.fetchall()]  # type: ignore[misc]
+            try:
+                cursor = self.conn.execute(sql, params)
+                names = [d[0] for d in cursor.description or ()]
+                return [dict(zip(names, row)) for row in cursor.fetchall()]  # type: ignore[misc]
+            except sqlite3.Error as exc:
+                raise friendly_error(exc) from exc
 
     def _migrate(self) -> None:
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
@@ -174,7 +198,7 @@ class Store:
 
     def document_by_path(self, path: str) -> DocumentRow | None:
         """The document stored for this path, if any."""
-        rows = self.query("SELECT * FROM documents WHERE path = ?", (path,))
+        rows = self.query("SELECT * FROM documents WHERE path = ?", (stored_path(path)[0],))
         return _document(rows[0]) if rows else None
 
     def documents(self) -> list[DocumentRow]:
@@ -198,44 +222,49 @@ class Store:
         kind: str,
         content_hash: str,
         size: int,
-        chunks: Sequence[NewChunk],
+        chunks: Iterable[NewChunk],
     ) -> tuple[int, set[str]]:
         """Store a (new or changed) document and all its chunks as `pending`, in one go.
 
-        A previous version at the same path is replaced; the entity keys its records
-        supported are returned so the graph can be re-derived for them.
+        `chunks` may be a generator: it is consumed inside the transaction, so a document
+        read as a stream is never whole in memory, and an error while reading it keeps the
+        previous version. A previous version at the same path is replaced; the entity keys
+        its records supported are returned (and kept in `pending_rederive` in the same
+        transaction) so the graph can be re-derived for them.
         """
         now = time.time()
+        text_path, raw_path = stored_path(path)
         with self.transaction() as conn:
-            touched = self._drop_document(conn, path)
-            status = "pending" if chunks else "done"
+            touched = self._drop_document(conn, text_path)
             cursor = conn.execute(
                 "INSERT INTO documents(path, title, kind, content_hash, size, status, added_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (path, title, kind, content_hash, size, status, now, now),
+                "VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)",
+                (text_path, title, kind, content_hash, size, now, now),
             )
             doc_id = cursor.lastrowid
-            conn.executemany(
+            _keep_path_bytes(conn, doc_id, raw_path)
+            inserted = conn.executemany(
                 "INSERT INTO chunks(document_id, idx, text, tokens, page_start, page_end, status, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)",
-                [
-                    (doc_id, i, c.text, c.tokens, c.page_start, c.page_end, now)
-                    for i, c in enumerate(chunks)
-                ],
-            )
+                ((doc_id, i, c.text, c.tokens, c.page_start, c.page_end, now) for i, c in enumerate(chunks)),
+            ).rowcount
+            if not inserted:
+                conn.execute("UPDATE documents SET status = 'done' WHERE id = ?", (doc_id,))
         return int(doc_id), touched
 
     def put_failed_document(self, *, path: str, title: str, kind: str, content_hash: str,
                             size: int, error: str) -> set[str]:
         """Record a document that could not be read; a previous version is replaced."""
         now = time.time()
+        text_path, raw_path = stored_path(path)
         with self.transaction() as conn:
-            touched = self._drop_document(conn, path)
-            conn.execute(
+            touched = self._drop_document(conn, text_path)
+            cursor = conn.execute(
                 "INSERT INTO documents(path, title, kind, content_hash, size, status, error, added_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, 'failed', ?, ?, ?)",
-                (path, title, kind, content_hash, size, error, now, now),
+                (text_path, title, kind, content_hash, size, error, now, now),
             )
+            _keep_path_bytes(conn, cursor.lastrowid, raw_path)
         return touched
 
     def delete_document(self, document_id: int) -> set[str]:
@@ -244,17 +273,28 @@ class Store:
             row = conn.execute("SELECT path FROM documents WHERE id = ?", (document_id,)).fetchone()
             return self._drop_document(conn, row[0]) if row else set()
 
+    def file_path(self, document: DocumentRow) -> Path:
+        """The document's file on disk, exactly (also when its name is not valid UTF-8)."""
+        rows = self.query("SELECT raw FROM document_path_bytes WHERE document_id = ?", (document.id,))
+        return Path(os.fsdecode(rows[0]["raw"])) if rows else Path(document.path)
+
     def _drop_document(self, conn: sqlite3.Connection, path: str) -> set[str]:
         row = conn.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
         if row is None:
             return set()
         touched = _touched_keys(conn, "chunks.document_id = ?", (row[0],))
         conn.execute("DELETE FROM documents WHERE id = ?", (row[0],))  # cascades
+        # The keys outlive a crash before the merge: the next writing job re-derives them.
+        conn.executemany("INSERT OR IGNORE INTO pending_rederive(key) VALUES (?)", [(k,) for k in touched])
         return touched
 
-    def work_chunks(self, document_ids: Iterable[int] | None = None) -> list[ChunkRow]:
-        """Chunks still to extract (pending or failed earlier), in document order."""
-        sql = "SELECT * FROM chunks WHERE status IN ('pending', 'failed')"
+    def work_chunks(self, document_ids: Iterable[int] | None = None, with_text: bool = True) -> list[ChunkRow]:
+        """Chunks still to extract (pending or failed earlier), in document order.
+
+        With `with_text=False` their text is left empty (read each with `chunk_text` when it
+        is needed), so a workspace of 50,000 pending chunks is not held in memory."""
+        columns = "*" if with_text else "id, document_id, idx, '' AS text, tokens, page_start, page_end, status"
+        sql = f"SELECT {columns} FROM chunks WHERE status IN ('pending', 'failed')"
         params: tuple = ()
         if document_ids is not None:
             ids = list(document_ids)
@@ -263,6 +303,10 @@ class Store:
             sql += f" AND document_id IN ({','.join('?' * len(ids))})"
             params = tuple(ids)
         return [_chunk(r) for r in self.query(sql + " ORDER BY document_id, idx", params)]
+
+    def chunk_text(self, chunk_id: int) -> str:
+        """The text of one chunk."""
+        return self.query("SELECT text FROM chunks WHERE id = ?", (chunk_id,))[0]["text"]
 
     def chunk_counts(self, document_id: int) -> dict[str, int]:
         """How many chunks of a document are in each status."""
@@ -399,6 +443,12 @@ def _statements(script: str) -> Iterator[str]:
             buffer = ""
     if buffer.strip():
         yield buffer.strip()
+
+
+def _keep_path_bytes(conn: sqlite3.Connection, document_id: int | None, raw: bytes | None) -> None:
+    if raw is not None:
+        conn.execute("INSERT OR REPLACE INTO document_path_bytes(document_id, raw) VALUES (?, ?)",
+                     (document_id, raw))
 
 
 def _touched_keys(conn: sqlite3.Connection, where: str, params: tuple) -> set[str]:

@@ -10,6 +10,8 @@ from docatlas.core.storage.migrations import (
     m004_prompts,
     m005_graph_explorer,
     m006_extraction_health,
+    m007_pending_rederive,
+    m008_document_path_bytes,
 )
 
 MIGRATIONS: list[str] = [
@@ -19,5 +21,7 @@ MIGRATIONS: list[str] = [
     m004_prompts.SQL,
     m005_graph_explorer.SQL,
     m006_extraction_health.SQL,
+    m007_pending_rederive.SQL,
+    m008_document_path_bytes.SQL,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,95 @@
+"""PDF and Word documents to text by page: (page number or None, text) pairs and a title.
+
+Every failure a user can cause (encrypted, scanned, damaged, a zip bomb) is raised as a
+`DocumentError` naming the file in one sentence; `docatlas.core.ingest.loaders` wraps the
+pairs into pages.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docatlas.core.base.errors import DocumentError
+from docatlas.core.base.paths import shown_name
+from docatlas.core.ingest.archive_guard import check_archive
+
+# --- PDF --------------------------------------------------------------------------------
+
+
+def load_pdf(path: Path) -> tuple[str, list[tuple[int | None, str]]]:
+    """The title and the text of each page that has some; `DocumentError` if unusable."""
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError
+
+    name = shown_name(path)
+    damaged = DocumentError(f"{name} is not a valid PDF or is damaged; open and re-save it "
+                            "(or download it again) and add it again.")
+    locked = DocumentError(f"{name} is password-protected; remove the password and add it "
+                           "again.")
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise locked
+        count = len(reader.pages)
+    except DocumentError:
+        raise
+    except DependencyError as exc:  # AES without the optional `cryptography` package
+        raise DocumentError(f"{name} is encrypted in a way DocAtlas cannot open; remove the "
+                            "encryption and add it again.") from exc
+    except OSError:
+        raise
+    except Exception as exc:  # pypdf raises many types on malformed input
+        raise damaged from exc
+    pages: list[tuple[int | None, str]] = []
+    for number in range(1, count + 1):
+        try:
+            text = reader.pages[number - 1].extract_text() or ""
+        except Exception:  # pypdf raises many types; one unreadable page must not lose the others
+            text = ""
+        text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+        if text:
+            pages.append((number, text))
+    if not pages:
+        raise DocumentError(f"{name} has no extractable text and looks scanned (images only); "
+                            "run OCR on it first and add the result.")
+    try:
+        title = (reader.metadata.title if reader.metadata else None) or ""
+    except Exception:  # broken metadata is no reason to refuse the text
+        title = ""
+    return title, pages
+
+
+# --- DOCX -------------------------------------------------------------------------------
+
+
+def load_docx(path: Path) -> tuple[str, list[tuple[int | None, str]]]:
+    """The title and the text (paragraphs, tables as rows); refused first if it looks like a zip bomb."""
+    import docx
+    from docx.table import Table
+
+    check_archive(path)
+    try:
+        document = docx.Document(str(path))
+        blocks: list[str] = []
+        for item in document.iter_inner_content():
+            if isinstance(item, Table):
+                rows = []
+                for row in item.rows:
+                    cells, seen = [], set()
+                    for cell in row.cells:
+                        if id(cell._tc) not in seen:  # merged cells repeat the same element
+                            seen.add(id(cell._tc))
+                            cells.append(" ".join(cell.text.split()))
+                    if any(cells):
+                        rows.append(" | ".join(cells))
+                blocks.append("\n".join(rows))
+            else:
+                blocks.append(item.text.strip())
+        title = document.core_properties.title or ""
+    except OSError:
+        raise
+    except Exception as exc:  # not a zip, missing parts, bad XML
+        raise DocumentError(f"{shown_name(path)} is not a valid Word document or is damaged; open and "
+                            "re-save it as .docx and add it again.") from exc
+    text = "\n\n".join(block for block in blocks if block)
+    return title, [(None, text.replace("\r\n", "\n").replace("\r", "\n"))]
