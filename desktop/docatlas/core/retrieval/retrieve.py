@@ -74,7 +74,7 @@ def _local(store: Store, kw: Keywords, vectors: QueryVectors, settings: QuerySet
                          settings.min_similarity)
     sources = _entity_chunks(store, keys)
     return Found(entities=keys, relations=_relations_of(store, keys, settings.top_k * 2),
-                 chunks=_rank_chunks(keys, sources), sources=dict(sources))
+                 chunks=rank_chunks(keys, sources), sources=dict(sources))
 
 
 def _global(store: Store, kw: Keywords, vectors: QueryVectors, settings: QuerySettings) -> Found:
@@ -82,7 +82,7 @@ def _global(store: Store, kw: Keywords, vectors: QueryVectors, settings: QuerySe
                            settings.min_similarity)
     keys = list(dict.fromkeys(k for pair in pairs for k in pair))
     sources = _relation_chunks(store, pairs)
-    return Found(entities=keys, relations=pairs, chunks=_rank_chunks(pairs, sources), sources=dict(sources))
+    return Found(entities=keys, relations=pairs, chunks=rank_chunks(pairs, sources), sources=dict(sources))
 
 
 def _relations_of(store: Store, keys: list[str], limit: int) -> list[tuple[str, str]]:
@@ -109,7 +109,7 @@ def _relation_chunks(store: Store, pairs: list[tuple[str, str]]) -> dict[tuple[s
     return {(s, t): lookups.relation_chunk_ids(store, s, t, CHUNKS_PER_ITEM) for s, t in pairs}
 
 
-def _rank_chunks(items: Sequence, sources: dict) -> list[int]:
+def rank_chunks(items: Sequence, sources: dict) -> list[int]:
     """Chunks backing many of the best items come first."""
     score: dict[int, float] = {}
     for rank, item in enumerate(items):
