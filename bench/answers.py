@@ -163,6 +163,7 @@ def main() -> int:
     parser.add_argument("--real", action="store_true", help="also answer with the real small model")
     parser.add_argument("--questions", type=int, default=10, help="questions for --real (per mode)")
     parser.add_argument("--real-modes", default="naive,mix")
+    parser.add_argument("--real-context", type=int, default=2048, help="the real model's window (speed)")
     args = parser.parse_args()
     modes = tuple(m for m in args.modes.split(",") if m)
     corpus = build(documents=args.documents, groups=args.groups)
@@ -188,11 +189,13 @@ def main() -> int:
                 real_modes = tuple(m for m in args.real_modes.split(",") if m)
                 picked = _spread(corpus.questions, args.questions)
                 with RealServer() as real:
-                    real_settings = settings_for(real.host, real.model)
+                    real_settings = settings_for(real.host, real.model).with_overrides(
+                        ollama__max_context=args.real_context)
                     llm = OllamaLLM(real_settings.ollama, cache=store)
                     figures = run_modes(store, llm, real_settings, corpus, picked, real_modes)
                     llm.close()
-                report(f"real model {real.model} on CPU ({len(picked)} questions): correct answers per kind",
+                report(f"real model {real.model} on CPU, {args.real_context}-token window ({len(picked)} questions): "
+                       "correct answers per kind",
                        figures, real_modes)
     return 0
 

@@ -19,7 +19,7 @@ from docatlas.core.base.keys import entity_key
 from docatlas.core.base.settings import QuerySettings
 from docatlas.core.retrieval.absent import named_things
 from docatlas.core.retrieval.context import Context, assemble
-from docatlas.core.retrieval.keywords import content_words
+from docatlas.core.retrieval.keywords import content_words, stem
 from docatlas.core.retrieval.retrieve import CHUNKS_PER_ITEM, Found, rank_chunks
 from docatlas.core.storage import context as lookups
 from docatlas.core.storage.database import Store
@@ -36,9 +36,6 @@ TYPE_LABELS = {"organization": ("organization", "organizations"), "person": ("pe
 IGNORED = {"many", "number", "count", "everyone", "everybody", "enumerate", "name", "names", "every", "total",
            "connected", "linked", "related", "associated", "involved", "connection", "connections", "relation",
            "relations", "kind", "kinds", "different"}
-IRREGULAR = {"met": "meet", "paid": "pay", "bought": "buy", "sold": "sell", "wrote": "write", "led": "lead",
-             "made": "make", "knew": "know", "saw": "see", "gave": "give", "took": "take", "held": "hold",
-             "ran": "run", "sent": "send", "spoke": "speak", "told": "tell", "hired": "hire", "won": "win"}
 MAX_MEMBERS = 500  # relations counted per question; a hub's others still count, unlisted
 
 
@@ -53,18 +50,6 @@ class Aggregate:
     family: str | None  # the asked type, None for any
     members: tuple[tuple[str, str], ...]  # (key, name) of the distinct other ends, by name
     relations: tuple[tuple[str, str], ...]  # the relations counted
-
-
-def stem(word: str) -> str:
-    """A crude English stem: irregular past forms, then -ing/-ed/-es/-s/-er cut."""
-    w = word.casefold()
-    if w in IRREGULAR:
-        return IRREGULAR[w]
-    for suffix in ("ing", "ed", "es", "s", "er"):
-        if len(w) > len(suffix) + 2 and w.endswith(suffix):
-            w = w[: -len(suffix)]
-            break
-    return w[:-1] if len(w) > 3 and w[-1] == w[-2] else w
 
 
 def family_of(word: str) -> str | None:

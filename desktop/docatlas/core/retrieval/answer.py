@@ -110,13 +110,15 @@ def ask(
     history: Sequence[dict] = (),
     on_token: Callable[[str], None] | None = None,
     cancel: threading.Event | None = None,
+    use_cache: bool = True,
 ) -> Answer:
     """Answer `question` from the workspace's graph and documents.
 
     `history` holds earlier chat messages ({"role", "content"}, oldest first); `on_token`
     receives the answer as it streams (all at once when it comes from a cache). Raises
     QueryError for an empty question or unknown mode, LLMError (one sentence) when the
-    model fails, Cancelled when `cancel` is set; nothing is cached then.
+    model fails, Cancelled when `cancel` is set; nothing is cached then. `use_cache=False` asks
+    afresh (an evaluation timing the model); the answer is still stored for the next time.
     """
     q = settings.query
     mode = (mode or q.mode).strip().lower()
@@ -129,7 +131,7 @@ def ask(
     prompts = query_prompts(store)  # the workspace's own prompts; a change to one is a new cache version
     version = f"{knowledge_version(store)}.{prompts_fingerprint(store)}"
     key = answer_key(question, mode, turns, settings, llm.model, version)
-    hit = get_answer(store, key)
+    hit = get_answer(store, key) if use_cache else None
     if hit is not None:
         answer = Answer.from_json(hit, cached=True)
         if on_token is not None:

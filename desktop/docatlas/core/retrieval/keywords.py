@@ -41,6 +41,10 @@ STOPWORDS = frozenset(
     did does say says said document documents text mention mentioned""".split()
 )
 
+IRREGULAR = {"met": "meet", "paid": "pay", "bought": "buy", "sold": "sell", "wrote": "write", "led": "lead",
+             "made": "make", "knew": "know", "saw": "see", "gave": "give", "took": "take", "held": "hold",
+             "ran": "run", "sent": "send", "spoke": "speak", "told": "tell", "hired": "hire", "won": "win"}
+
 
 @dataclass(frozen=True)
 class Keywords:
@@ -60,6 +64,18 @@ def content_words(text: str) -> list[str]:
     """Words of a text worth searching for: no stop words, no single letters; first-seen order."""
     words = [w for w in WORD.findall(text) if len(w) > 1 and w.casefold() not in STOPWORDS]
     return list(dict.fromkeys(words))
+
+
+def stem(word: str) -> str:
+    """A crude English stem: irregular past forms, then -ing/-ed/-es/-s/-er cut."""
+    w = word.casefold()
+    if w in IRREGULAR:
+        return IRREGULAR[w]
+    for suffix in ("ing", "ed", "es", "s", "er"):
+        if len(w) > len(suffix) + 2 and w.endswith(suffix):
+            w = w[: -len(suffix)]
+            break
+    return w[:-1] if len(w) > 3 and w[-1] == w[-2] else w
 
 
 def fallback_keywords(question: str) -> Keywords:
