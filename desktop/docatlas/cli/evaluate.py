@@ -7,7 +7,7 @@ import json
 import sys
 
 from docatlas.core.base.settings import Settings
-from docatlas.core.jobs.evaluate import EVALUATED_MODES, ModeScore, evaluate, read_questions
+from docatlas.core.jobs.evaluate import EVALUATED_MODES, ModeScore, best_line, evaluate, read_questions
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.storage.database import Store
 
@@ -26,18 +26,6 @@ def score_table(scores: list[ModeScore]) -> list[str]:
                      f"{s.seconds_each:>11.2f}")
     lines.append(best_line(scores))
     return lines
-
-
-def best_line(scores: list[ModeScore]) -> str:
-    """One sentence naming the mode with the most correct answers and its lead over naive."""
-    if not scores:
-        return ""
-    best = max(scores, key=lambda s: (s.correct, -s.seconds_each))
-    naive = next((s for s in scores if s.mode == "naive"), None)
-    if naive is None or best.mode == "naive":
-        return f"Best: {best.mode}, {best.correct} of {best.questions} correct."
-    return (f"Best: {best.mode}, {best.correct} of {best.questions} correct, {best.correct - naive.correct} more "
-            "than naive.")
 
 
 def cmd_evaluate(args: argparse.Namespace, store: Store, settings: Settings) -> int:

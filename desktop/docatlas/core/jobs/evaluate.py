@@ -156,6 +156,18 @@ def judge(expected: Expected, answer: Answer) -> tuple[bool, float | None]:
     return right, evidence
 
 
+def best_line(scores: list[ModeScore]) -> str:
+    """One sentence naming the mode with the most correct answers and its lead over naive."""
+    if not scores:
+        return ""
+    best = max(scores, key=lambda s: (s.correct, -s.seconds_each))
+    naive = next((s for s in scores if s.mode == "naive"), None)
+    if naive is None or best.mode == "naive":
+        return f"Best: {best.mode}, {best.correct} of {best.questions} correct."
+    return (f"Best: {best.mode}, {best.correct} of {best.questions} correct, {best.correct - naive.correct} more "
+            "than naive.")
+
+
 def evaluate(store: Store, llm: LLM, settings: Settings, questions: Sequence[Expected],
              modes: Sequence[str] = EVALUATED_MODES, scores: list[ModeScore] | None = None,
              cancel: threading.Event | None = None) -> Iterator[Progress]:
