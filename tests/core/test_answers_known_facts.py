@@ -122,6 +122,8 @@ def test_the_question_words_behind_the_count():
         "visit", "visit", "fund", "work", "meet", "meet"]
     assert (intent("How many firms did she hire?"), intent("List everyone who met Ana Lobo."),
             intent("Who met Ana Lobo?")) == ("count", "list", None)
+    assert (intent("What does Tomas Berg audit every year?"), intent("Show all the firms that hired Ana Lobo."),
+            intent("Name the people Ana Lobo met.")) == (None, "list", "list")
     assert [family_of(w) for w in ("organisations", "ORGANIZATION", "people", "cities", "sensor")] == [
         "organization", "organization", "person", "location", None]
 

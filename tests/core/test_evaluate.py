@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from docatlas.cli import main
 from docatlas.core.base import paths
-from docatlas.core.jobs.evaluate import QuestionFileError, read_questions
+from docatlas.core.jobs.evaluate import QuestionFileError, contains, read_questions
 from docatlas.core.jobs.ingest import index
 from docatlas.core.storage.database import Store
 from fixtures.fact_model import fact_responder
@@ -26,7 +26,7 @@ def question_lines() -> list[dict]:
         if q.kind == "absent":
             lines.append({"question": q.text, "absent": True})
         elif q.kind == "count":
-            lines.append({"question": q.text, "answer": [str(q.count), *q.answers]})
+            lines.append({"question": q.text, "answer": [str(q.count), *q.answers], "documents": list(q.documents)})
         else:
             lines.append({"question": q.text, "answer": list(q.answers), "documents": list(q.documents)})
     return lines
@@ -98,3 +98,8 @@ def test_evaluate_with_a_bad_file_exits_with_the_sentence(workspace, capsys, tmp
     assert main(["--data-dir", ws, "evaluate", str(bad)]) == 1
     assert capsys.readouterr().err.strip().endswith('Line 1 of bad.jsonl is not JSON; write one object a line, '
                                                     'e.g. {"question": "...", "answer": "..."}.')
+
+
+def test_an_expected_answer_counts_only_as_a_whole_word():
+    assert contains("She worked with 4 organizations.", "4") and not contains("She worked with 14.", "4")
+    assert contains("funded by ZADEL TONI [C2].", "Zadel Toni") and not contains("Zadel Tonio", "Zadel Toni")

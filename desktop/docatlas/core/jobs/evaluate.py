@@ -21,6 +21,7 @@ model's.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -135,6 +136,11 @@ def _matches(document: str, path: str, title: str) -> bool:
     return want in (path.casefold(), PurePath(path).name.casefold(), title.casefold())
 
 
+def contains(text: str, wanted: str) -> bool:
+    """True when `wanted` is in `text` as a whole (any case): "4" is not found in "14"."""
+    return re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", text, re.IGNORECASE) is not None
+
+
 def judge(expected: Expected, answer: Answer) -> tuple[bool, float | None]:
     """(answered correctly, evidence found or None) for one answer."""
     text = answer.answer.casefold()
@@ -144,15 +150,14 @@ def judge(expected: Expected, answer: Answer) -> tuple[bool, float | None]:
     sources = [(c.path, c.title) for c in answer.context.chunks] + [(r.document, r.title) for r in answer.references]
     found_docs = [d for d in expected.documents if any(_matches(d, p, t) for p, t in sources)]
     if expected.answers:
-        right = all(a.casefold() in text for a in expected.answers)
+        right = all(contains(answer.answer, a) for a in expected.answers)
     else:
         cited = [(r.document, r.title) for r in answer.references if r.cited] or sources
         right = not declines and any(_matches(d, p, t) for d in expected.documents for p, t in cited)
     if expected.documents:
         evidence = len(found_docs) / len(expected.documents)
     else:
-        context = answer.context.text.casefold()
-        evidence = sum(a.casefold() in context for a in expected.answers) / len(expected.answers)
+        evidence = sum(contains(answer.context.text, a) for a in expected.answers) / len(expected.answers)
     return right, evidence
 
 

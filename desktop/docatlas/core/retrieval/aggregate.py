@@ -25,7 +25,8 @@ from docatlas.core.storage import context as lookups
 from docatlas.core.storage.database import Store
 
 COUNT = re.compile(r"\b(how many|number of|count)\b", re.IGNORECASE)
-LIST = re.compile(r"^\s*(list|name|enumerate)\b|\b(everyone|everybody|all the|all of the|every)\b", re.IGNORECASE)
+LIST = re.compile(r"^\s*(list|name|enumerate)\b|\b(everyone|everybody)\b|\ball (the |of the )?\w+ (who|whom|that|which)\b",
+                  re.IGNORECASE)
 TYPE_FAMILIES = {  # a question word or an entity type -> the family it belongs to, by stem
     "organization": ("organi", "compan", "firm", "institut", "agenc", "business"),
     "person": ("person", "people", "everyone", "everybody", "human", "individual"),
@@ -36,7 +37,7 @@ TYPE_LABELS = {"organization": ("organization", "organizations"), "person": ("pe
 IGNORED = {"many", "number", "count", "everyone", "everybody", "enumerate", "name", "names", "every", "total",
            "connected", "linked", "related", "associated", "involved", "connection", "connections", "relation",
            "relations", "kind", "kinds", "different"}
-MAX_MEMBERS = 500  # relations counted per question; a hub's others still count, unlisted
+MAX_RELATIONS = 2000  # relations of one entity read per question; the answer says when there were more
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class Aggregate:
     family: str | None  # the asked type, None for any
     members: tuple[tuple[str, str], ...]  # (key, name) of the distinct other ends, by name
     relations: tuple[tuple[str, str], ...]  # the relations counted
+    read: int = 0  # relations of the entity read
+    total: int = 0  # relations of the entity in all
 
 
 def family_of(word: str) -> str | None:
@@ -84,16 +87,19 @@ def compute(store: Store, question: str) -> Aggregate | None:
         terms = tuple(dict.fromkeys(stem(w) for w in rest if family_of(w) is None))
         if not terms:
             continue
-        found = _matching(store, key, terms, families[0] if families else None)
+        family = families[0] if families else None
+        touching = sorted(lookups.relations_touching(store, [key]), key=lambda r: -r[2])
+        found = _matching(store, key, [(s, t) for s, t, _ in touching[:MAX_RELATIONS]], terms, family)
         if found is not None:
             members, pairs = found
-            return Aggregate(kind, key, lookups.entity_texts(store, [key])[key].name, terms,
-                             families[0] if families else None, members, pairs)
+            return Aggregate(kind, key, lookups.entity_texts(store, [key])[key].name, terms, family, members, pairs,
+                             min(len(touching), MAX_RELATIONS), len(touching))
     return None
 
 
-def _matching(store: Store, key: str, terms: tuple[str, ...], family: str | None):
-    pairs = [(s, t) for s, t, _ in lookups.relations_touching(store, [key])][:MAX_MEMBERS]
+def _matching(store: Store, key: str, pairs: list[tuple[str, str]], terms: tuple[str, ...],
+              family: str | None) -> tuple[tuple, tuple] | None:
+    """The members (other ends of the right type) and the relations among `pairs` that match the terms."""
     kept: list[tuple[str, str]] = []
     for s, t in pairs:
         r = lookups.relation_text(store, s, t)
@@ -123,7 +129,9 @@ def answer_text(agg: Aggregate, labels: dict[tuple[str, str], str]) -> str:
             f"How this was computed: counted in the knowledge graph, not by the model. These are the "
             f"{many} linked to {agg.anchor} by a relation whose keywords or description mention "
             f"\"{about}\"; each relation is cited, with the excerpts it was extracted from. "
-            "A fact that extraction missed is not counted.")
+            "A fact that extraction missed is not counted."
+            + (f" Only the {agg.read} strongest of its {agg.total} relations were read." if agg.total > agg.read
+               else ""))
 
 
 def context_for(store: Store, agg: Aggregate, mode: str, settings: QuerySettings, room: int) -> Context:
