@@ -25,8 +25,8 @@ from docatlas.core.storage import context as lookups
 from docatlas.core.storage.database import Store
 
 COUNT = re.compile(r"\b(how many|number of|count)\b", re.IGNORECASE)
-LIST = re.compile(r"^\s*(list|name|enumerate)\b|\b(everyone|everybody)\b|\ball (the |of the )?\w+ (who|whom|that|which)\b",
-                  re.IGNORECASE)
+LIST = re.compile(r"^\s*(list|name|enumerate)\b|\b(everyone|everybody)\b"
+                  r"|\ball (the |of the )?\w+ (who|whom|that|which)\b", re.IGNORECASE)
 TYPE_FAMILIES = {  # a question word or an entity type -> the family it belongs to, by stem
     "organization": ("organi", "compan", "firm", "institut", "agenc", "business"),
     "person": ("person", "people", "everyone", "everybody", "human", "individual"),
