@@ -143,3 +143,12 @@ def test_local_mode_follows_a_second_hop_that_matches_the_question(tmp_path):
         unrelated = retrieve(store, "local", "Who is Maria Lopez?", Keywords(("gardening",), ("Maria Lopez",)),
                              QueryVectors(), QuerySettings())
         assert second_hop not in unrelated.relations  # only neighbours' relations about the question
+
+
+def test_the_question_names_lead_the_model_keywords():
+    from docatlas.core.retrieval.keywords import with_question_names
+
+    garbled = Keywords(("funding",), ("Voss", "person met"))
+    kept = with_question_names(garbled, "Who funded the person Ardel Voss met?")
+    assert kept.low_level == ("Ardel Voss", "Voss", "person met") and kept.high_level == ("funding",)
+    assert with_question_names(garbled, "Did Ardel Voss meet Port Lis?").low_level[:2] == ("Ardel Voss", "Port Lis")

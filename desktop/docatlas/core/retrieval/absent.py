@@ -14,26 +14,13 @@ from __future__ import annotations
 import re
 
 from docatlas.core.base.keys import entity_key
-from docatlas.core.retrieval.keywords import STOPWORDS
+from docatlas.core.retrieval.keywords import named_things
 from docatlas.core.storage import context as lookups
 from docatlas.core.storage import fulltext as stored
 from docatlas.core.storage.database import Store
 
 DECLINE_MARK = "not in your documents"
-NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)+")
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
-
-
-def named_things(question: str) -> list[str]:
-    """The capitalised multi-word names of a question, without a leading question word ("Did ...")."""
-    names = []
-    for match in NAME.finditer(question):
-        words = match.group(0).split()
-        while words and words[0].casefold() in STOPWORDS:
-            words = words[1:]
-        if len(words) >= 2:
-            names.append(" ".join(words))
-    return list(dict.fromkeys(names))
 
 
 def _phrase(name: str) -> str | None:

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 
 from docatlas.core.base.keys import entity_key
 from docatlas.core.base.settings import QuerySettings
-from docatlas.core.retrieval.absent import named_things
 from docatlas.core.retrieval.context import Context, assemble
-from docatlas.core.retrieval.keywords import content_words, stem
+from docatlas.core.retrieval.keywords import content_words, named_things, stem
 from docatlas.core.retrieval.retrieve import CHUNKS_PER_ITEM, Found, rank_chunks
 from docatlas.core.storage import context as lookups
 from docatlas.core.storage.database import Store

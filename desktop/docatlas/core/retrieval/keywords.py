@@ -78,6 +78,18 @@ def stem(word: str) -> str:
     return w[:-1] if len(w) > 3 and w[-1] == w[-2] else w
 
 
+def named_things(question: str) -> list[str]:
+    """The capitalised multi-word names of a question, without a leading question word ("Did ...")."""
+    names = []
+    for match in _NAME.finditer(question):
+        words = match.group(0).split()
+        while words and words[0].casefold() in STOPWORDS:
+            words = words[1:]
+        if len(words) >= 2:
+            names.append(" ".join(words))
+    return list(dict.fromkeys(names))
+
+
 def fallback_keywords(question: str) -> Keywords:
     """Keywords from the question itself: capitalised names are low-level, all content words both."""
     words = content_words(question)
@@ -128,4 +140,14 @@ def extract_keywords(llm: LLM, question: str, history: str = "",
     if parsed is None:
         log.info("keyword reply held no keywords; using the question's words")
         return fallback_keywords(question)
-    return parsed
+    return with_question_names(parsed, question)
+
+
+def with_question_names(keywords: Keywords, question: str) -> Keywords:
+    """The model's keywords with the question's own names first among the low-level ones.
+
+    A small model may drop or misspell a name; the name as the person typed it is the
+    surest seed for the entities.
+    """
+    low = list(dict.fromkeys([*named_things(question), *keywords.low_level]))[:MAX_KEYWORDS]
+    return Keywords(keywords.high_level, tuple(low), keywords.source)
