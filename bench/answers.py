@@ -147,11 +147,12 @@ def report(title: str, figures: dict, modes: tuple[str, ...]) -> None:
         mean = [sum(x[i] for x in ev) / len(ev) if ev else 0.0 for i in range(3)]
         print(f"  {mode:<7} " + " ".join(f"{c:>9}" for c in cells) +
               f" {mean[0]:>9.2f} {mean[1]:>9.2f} {mean[2]:>7.2f} {every['seconds'] / every['n']:>6.2f}")
-    best = max(modes, key=lambda m: figures[m, "all"]["correct"])
+    top = max(figures[m, "all"]["correct"] for m in modes)
+    best = [m for m in modes if figures[m, "all"]["correct"] == top]
     naive = figures.get(("naive", "all"))
-    if naive and best != "naive":
-        print(f"  best: {best}, {figures[best, 'all']['correct'] - naive['correct']} more correct answers than naive "
-              f"out of {naive['n']}")
+    if naive and "naive" not in best:
+        print(f"  best: {', '.join(best)}{' (tied)' if len(best) > 1 else ''}, {top - naive['correct']} more correct "
+              f"answers than naive out of {naive['n']}")
 
 
 def main() -> int:
