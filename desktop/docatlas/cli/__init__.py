@@ -32,6 +32,7 @@ COMMANDS = {"ingest": ("ingest", "cmd_ingest"), "delete": ("ingest", "cmd_delete
             "status": ("graph", "cmd_status"), "suggestions": ("graph", "cmd_suggestions"),
             "query": ("query", "cmd_query"), "prompts": ("prompts", "cmd_prompts"),
             "ungrounded": ("review", "cmd_ungrounded")}
+COMMANDS["evaluate"] = ("evaluate", "cmd_evaluate")
 # Commands that always write: a second one is turned away before the rest of DocAtlas loads.
 ALWAYS_WRITE = ("ingest", "delete", "rebuild")
 

@@ -78,6 +78,13 @@ def build_parser() -> argparse.ArgumentParser:
                                 help="records the model gave that their text does not contain; accept one to keep it")
     ungrounded.add_argument("--accept", type=_positive, metavar="ID", help="add record ID to the graph")
     ungrounded.add_argument("--json", action="store_true", help="machine-readable output")
+    evaluate = sub.add_parser("evaluate", help="ask a saved question set in every mode; score each mode")
+    evaluate.add_argument("questions", type=Path, metavar="QUESTIONS",
+                          help='a JSON-lines file: {"question": ..., "answer": ... | "documents": [...] | '
+                               '"absent": true} a line')
+    evaluate.add_argument("--modes", type=_modes, metavar="MODES",
+                          help="comma-separated modes (default: naive,local,global,hybrid,mix)")
+    evaluate.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
 
@@ -140,6 +147,14 @@ def _entity_types(text: str) -> tuple[str, ...]:
     if not types:
         raise argparse.ArgumentTypeError("give at least one type, e.g. person,organization")
     return types
+
+
+def _modes(text: str) -> tuple[str, ...]:
+    modes = tuple(dict.fromkeys(m.strip().lower() for m in text.split(",") if m.strip()))
+    unknown = [m for m in modes if m not in MODES]
+    if not modes or unknown:
+        raise argparse.ArgumentTypeError(f"choose from {', '.join(MODES)}")
+    return modes
 
 
 def _non_negative(text: str) -> int:

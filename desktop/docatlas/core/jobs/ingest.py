@@ -40,8 +40,8 @@ from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.store import extraction_profile, merge_template
 from docatlas.core.retrieval.communities import refresh_communities
 from docatlas.core.retrieval.embed import embed_pending
-from docatlas.core.storage import health as stored_health
 from docatlas.core.storage import healing
+from docatlas.core.storage import health as stored_health
 from docatlas.core.storage.database import ChunkRow, NewChunk, Store
 from docatlas.core.storage.lock import writes_workspace
 

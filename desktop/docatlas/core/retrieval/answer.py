@@ -3,7 +3,10 @@
 Steps: answer cache (per question, mode, history, settings, models and graph version) ->
 keywords (not for naive) -> question embeddings (or full-text only, with a warning) ->
 context for the mode within the window -> the answer prompt with the history, streamed ->
-references. An empty context gives a fixed "nothing found" answer without a model call.
+references. Three answers need no model call: a question whose names are nowhere in the
+documents, and an empty context, get "This is not in your documents" with no references
+(`absent`); a count or list question in a graph mode is counted in the graph (`aggregate`).
+A model answer that declines ("not in your documents") and cites nothing keeps no references.
 """
 
 from __future__ import annotations
@@ -13,24 +16,27 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from docatlas.core.base.errors import Cancelled, DocAtlasError, LLMError
-from docatlas.core.base.settings import Settings
+from docatlas.core.base.settings import QuerySettings, Settings
 from docatlas.core.base.tokens import count_tokens
 from docatlas.core.llm.ollama import STOPPED
 from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.store import prompts_fingerprint, query_prompts
+from docatlas.core.retrieval import aggregate
+from docatlas.core.retrieval.absent import absent_answer, declined, unknown_names
 from docatlas.core.retrieval.budget import context_window, free_room, reply_room
 from docatlas.core.retrieval.cache import answer_key, get_answer, knowledge_version, put_answer
 from docatlas.core.retrieval.context import ChunkItem, Context, build_context, fill_budget, render
 from docatlas.core.retrieval.conversation import history_text, recent_history
 from docatlas.core.retrieval.global_search import has_reports, map_reports, rank_reports, supporting_chunks
 from docatlas.core.retrieval.keywords import Keywords, extract_keywords
-from docatlas.core.retrieval.references import Reference, build_references
+from docatlas.core.retrieval.references import Reference, build_references, cited_labels
+from docatlas.core.retrieval.retrieve import GRAPH_MODES
 from docatlas.core.retrieval.search import question_vectors
 from docatlas.core.retrieval.templates import fill
 from docatlas.core.storage.database import Store
 
 MODES = ("local", "global", "hybrid", "naive", "mix", "community")
-NO_CONTEXT_ANSWER = "I found nothing about this in your documents, so I cannot answer it from them."
+NO_CONTEXT_ANSWER = "This is not in your documents: I found nothing about it in them."
 
 
 class QueryError(DocAtlasError):
@@ -49,6 +55,7 @@ class Answer:
     keywords: Keywords | None = None
     cached: bool = False
     warnings: tuple[str, ...] = ()
+    computed: str = ""  # "count" or "list" (counted in the graph), "absent" (names not in the documents)
 
     def to_json(self) -> dict:
         """`{answer, mode, context: {entities, relations, chunks}, references: [{document, page, chunk}]}`
@@ -62,6 +69,7 @@ class Answer:
             "keywords": self.keywords.to_json() if self.keywords else None,
             "warnings": list(self.warnings),
             "cached": self.cached,
+            "computed": self.computed or None,
         }
 
     @classmethod
@@ -74,7 +82,7 @@ class Answer:
                                       data.get("context_tokens", 0)),
             references=tuple(Reference(**r) for r in data["references"]),
             keywords=Keywords(tuple(kw["high_level"]), tuple(kw["low_level"]), kw["source"]) if kw else None,
-            cached=cached, warnings=tuple(data.get("warnings", ())),
+            cached=cached, warnings=tuple(data.get("warnings", ())), computed=data.get("computed") or "",
         )
 
 
@@ -102,13 +110,15 @@ def ask(
     history: Sequence[dict] = (),
     on_token: Callable[[str], None] | None = None,
     cancel: threading.Event | None = None,
+    use_cache: bool = True,
 ) -> Answer:
     """Answer `question` from the workspace's graph and documents.
 
     `history` holds earlier chat messages ({"role", "content"}, oldest first); `on_token`
     receives the answer as it streams (all at once when it comes from a cache). Raises
     QueryError for an empty question or unknown mode, LLMError (one sentence) when the
-    model fails, Cancelled when `cancel` is set; nothing is cached then.
+    model fails, Cancelled when `cancel` is set; nothing is cached then. `use_cache=False` asks
+    afresh (an evaluation timing the model); the answer is still stored for the next time.
     """
     q = settings.query
     mode = (mode or q.mode).strip().lower()
@@ -121,7 +131,7 @@ def ask(
     prompts = query_prompts(store)  # the workspace's own prompts; a change to one is a new cache version
     version = f"{knowledge_version(store)}.{prompts_fingerprint(store)}"
     key = answer_key(question, mode, turns, settings, llm.model, version)
-    hit = get_answer(store, key)
+    hit = get_answer(store, key) if use_cache else None
     if hit is not None:
         answer = Answer.from_json(hit, cached=True)
         if on_token is not None:
@@ -139,6 +149,16 @@ def ask(
     keywords: Keywords | None = None
     used_mode = mode
     context: Context | None = None
+    shortcut = _from_the_graph(store, question, mode, q, room)
+    if shortcut is not None:
+        text, context, computed = shortcut
+        if on_token is not None:
+            on_token(text)
+        references = build_references(store, context, text, max(q.chunk_top_k, len(context.chunks)))
+        answer = Answer(question, text, mode, context, references, None, False, (), computed)
+        put_answer(store, key, question, mode, version, {**answer.to_json(), "context_text": context.text,
+                                                         "context_tokens": context.tokens})
+        return answer
     if mode == "community":
         if has_reports(store):
             context, found_warnings = _community_context(store, llm, question, settings, window, room, cancel)
@@ -165,10 +185,28 @@ def ask(
         messages = answer_messages(context.text, turns, question, q.response_type, prompts[f"answer_{used_mode}"])
         text = _generate(llm, messages, reply_tokens, on_token, cancel)
     references = build_references(store, context, text, max(q.chunk_top_k, len(context.chunks)))
+    if context.empty or declined(text, cited_labels(text)):
+        references = ()  # nothing found, or the model says the documents do not hold it: no source to show
     answer = Answer(question, text, used_mode, context, references, keywords, False, tuple(warnings))
     payload = {**answer.to_json(), "context_text": context.text, "context_tokens": context.tokens}
     put_answer(store, key, question, mode, version, payload)
     return answer
+
+
+def _from_the_graph(store: Store, question: str, mode: str, q: QuerySettings,
+                    room: int) -> tuple[str, Context, str] | None:
+    """An answer that needs no model: names nowhere in the documents, or a count or list question."""
+    names = unknown_names(store, question)
+    if names:
+        return absent_answer(names), Context(mode), "absent"
+    if mode not in GRAPH_MODES:
+        return None
+    agg = aggregate.compute(store, question)
+    if agg is None:
+        return None
+    context = aggregate.context_for(store, agg, mode, q, room)
+    labels = {(r.source_key, r.target_key): r.label for r in context.relations}
+    return aggregate.answer_text(agg, labels), context, agg.kind
 
 
 def _check(cancel: threading.Event | None) -> None:

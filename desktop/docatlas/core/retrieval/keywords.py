@@ -41,6 +41,10 @@ STOPWORDS = frozenset(
     did does say says said document documents text mention mentioned""".split()
 )
 
+IRREGULAR = {"met": "meet", "paid": "pay", "bought": "buy", "sold": "sell", "wrote": "write", "led": "lead",
+             "made": "make", "knew": "know", "saw": "see", "gave": "give", "took": "take", "held": "hold",
+             "ran": "run", "sent": "send", "spoke": "speak", "told": "tell", "hired": "hire", "won": "win"}
+
 
 @dataclass(frozen=True)
 class Keywords:
@@ -60,6 +64,30 @@ def content_words(text: str) -> list[str]:
     """Words of a text worth searching for: no stop words, no single letters; first-seen order."""
     words = [w for w in WORD.findall(text) if len(w) > 1 and w.casefold() not in STOPWORDS]
     return list(dict.fromkeys(words))
+
+
+def stem(word: str) -> str:
+    """A crude English stem: irregular past forms, then -ing/-ed/-es/-s/-er cut."""
+    w = word.casefold()
+    if w in IRREGULAR:
+        return IRREGULAR[w]
+    for suffix in ("ing", "ed", "es", "s", "er"):
+        if len(w) > len(suffix) + 2 and w.endswith(suffix):
+            w = w[: -len(suffix)]
+            break
+    return w[:-1] if len(w) > 3 and w[-1] == w[-2] else w
+
+
+def named_things(question: str) -> list[str]:
+    """The capitalised multi-word names of a question, without a leading question word ("Did ...")."""
+    names = []
+    for match in _NAME.finditer(question):
+        words = match.group(0).split()
+        while words and words[0].casefold() in STOPWORDS:
+            words = words[1:]
+        if len(words) >= 2:
+            names.append(" ".join(words))
+    return list(dict.fromkeys(names))
 
 
 def fallback_keywords(question: str) -> Keywords:
@@ -112,4 +140,14 @@ def extract_keywords(llm: LLM, question: str, history: str = "",
     if parsed is None:
         log.info("keyword reply held no keywords; using the question's words")
         return fallback_keywords(question)
-    return parsed
+    return with_question_names(parsed, question)
+
+
+def with_question_names(keywords: Keywords, question: str) -> Keywords:
+    """The model's keywords with the question's own names first among the low-level ones.
+
+    A small model may drop or misspell a name; the name as the person typed it is the
+    surest seed for the entities.
+    """
+    low = list(dict.fromkeys([*named_things(question), *keywords.low_level]))[:MAX_KEYWORDS]
+    return Keywords(keywords.high_level, tuple(low), keywords.source)

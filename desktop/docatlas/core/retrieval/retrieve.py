@@ -1,6 +1,9 @@
 """What each query mode takes from the graph, as ranked ids (no text, no budgets yet).
 
-- local: entities matching the low-level keywords, their relations, their source chunks.
+- local: entities matching the low-level keywords, their relations, their source chunks; then
+  the second hop: relations of their neighbours that share a word with the high-level
+  keywords ("funded" for "Who funded the person X met?"), so a fact one entity further,
+  stated in a document that never names the question's entity, still reaches the context.
 - global: relations matching the high-level keywords, their endpoints, their source chunks.
 - hybrid: local and global, interleaved.
 - naive: chunks similar to the question.
@@ -14,7 +17,7 @@ from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 
 from docatlas.core.base.settings import QuerySettings
-from docatlas.core.retrieval.keywords import Keywords
+from docatlas.core.retrieval.keywords import Keywords, content_words, stem
 from docatlas.core.retrieval.search import QueryVectors, find_chunks, find_entities, find_relations
 from docatlas.core.storage import context as lookups
 from docatlas.core.storage.database import Store
@@ -22,6 +25,7 @@ from docatlas.core.storage.database import Store
 GRAPH_MODES = ("local", "global", "hybrid", "mix")
 CHUNKS_PER_ITEM = 20  # source chunks read per entity or relation
 PROVENANCE = 3  # source chunks remembered per entity or relation, for references
+SECOND_HOP_READ = 200  # neighbours' relations read per question, nearest neighbours first
 
 
 @dataclass
@@ -72,9 +76,38 @@ def _similar_chunks(store: Store, question: str, keywords: Keywords | None, vect
 def _local(store: Store, kw: Keywords, vectors: QueryVectors, settings: QuerySettings) -> Found:
     keys = find_entities(store, kw.low_level, vectors.low, vectors.model, settings.top_k,
                          settings.min_similarity)
-    sources = _entity_chunks(store, keys)
-    return Found(entities=keys, relations=_relations_of(store, keys, settings.top_k * 2),
-                 chunks=_rank_chunks(keys, sources), sources=dict(sources))
+    sources: dict = dict(_entity_chunks(store, keys))
+    first = _relations_of(store, keys, settings.top_k * 2)
+    second = _second_hop(store, keys, first, kw.high_level, settings.top_k // 2)
+    sources.update(_relation_chunks(store, second))
+    chunks = interleave(rank_chunks(keys, sources), rank_chunks(second, sources))
+    neighbours = [k for pair in second for k in pair if k not in keys]
+    return Found(entities=list(dict.fromkeys([*keys, *neighbours])),
+                 relations=list(dict.fromkeys([*first[: settings.top_k], *second, *first[settings.top_k:]])),
+                 chunks=chunks, sources=sources)
+
+
+def _second_hop(store: Store, keys: list[str], first: list[tuple[str, str]], themes: Sequence[str],
+                limit: int) -> list[tuple[str, str]]:
+    """Relations of the seeds' neighbours (not the seeds' own) whose words share a stem with the themes."""
+    wanted = {stem(w) for phrase in themes for w in content_words(phrase)}
+    seeds = set(keys)
+    neighbours = list(dict.fromkeys(k for pair in first for k in pair if k not in seeds))[:limit * 2]
+    if not wanted or not neighbours or limit <= 0:
+        return []
+    rank = {k: i for i, k in enumerate(neighbours)}
+    known = set(first)
+    rows = [r for r in lookups.relations_touching(store, neighbours) if (r[0], r[1]) not in known
+            and not (seeds & {r[0], r[1]})]
+    rows.sort(key=lambda r: (min(rank.get(r[0], len(rank)), rank.get(r[1], len(rank))), -r[2]))
+    found = []
+    for s, t, _ in rows[:SECOND_HOP_READ]:
+        text = lookups.relation_text(store, s, t)
+        if text is not None and wanted & {stem(w) for w in content_words(f"{text.keywords} {text.description}")}:
+            found.append((s, t))
+            if len(found) >= limit:
+                break
+    return found
 
 
 def _global(store: Store, kw: Keywords, vectors: QueryVectors, settings: QuerySettings) -> Found:
@@ -82,7 +115,7 @@ def _global(store: Store, kw: Keywords, vectors: QueryVectors, settings: QuerySe
                            settings.min_similarity)
     keys = list(dict.fromkeys(k for pair in pairs for k in pair))
     sources = _relation_chunks(store, pairs)
-    return Found(entities=keys, relations=pairs, chunks=_rank_chunks(pairs, sources), sources=dict(sources))
+    return Found(entities=keys, relations=pairs, chunks=rank_chunks(pairs, sources), sources=dict(sources))
 
 
 def _relations_of(store: Store, keys: list[str], limit: int) -> list[tuple[str, str]]:
@@ -109,7 +142,7 @@ def _relation_chunks(store: Store, pairs: list[tuple[str, str]]) -> dict[tuple[s
     return {(s, t): lookups.relation_chunk_ids(store, s, t, CHUNKS_PER_ITEM) for s, t in pairs}
 
 
-def _rank_chunks(items: Sequence, sources: dict) -> list[int]:
+def rank_chunks(items: Sequence, sources: dict) -> list[int]:
     """Chunks backing many of the best items come first."""
     score: dict[int, float] = {}
     for rank, item in enumerate(items):

@@ -77,6 +77,9 @@ class ChatPanel(QWidget):
         top.addWidget(QLabel("Conversation:"))
         top.addWidget(self.history_box, 1)
         top.addWidget(self.new_chat_button)
+        self.evaluate_button = QPushButton("Evaluate…", clicked=self.open_evaluation)
+        self.evaluate_button.setToolTip("Run a saved question set in every mode and compare the answers")
+        top.addWidget(self.evaluate_button)
 
         self.transcript = QWidget()
         self.transcript_layout = QVBoxLayout(self.transcript)
@@ -117,6 +120,15 @@ class ChatPanel(QWidget):
             QShortcut(QKeySequence(keys), self.question_edit, activated=self.ask)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.stop)
         self._update_buttons()
+
+    def open_evaluation(self) -> None:
+        """Show the evaluation dialog (one per panel)."""
+        from docatlas.gui.views.evaluation import EvaluationDialog
+
+        if getattr(self, "evaluation", None) is None:
+            self.evaluation = EvaluationDialog(self.tasks, self.workspace.db_path, self.settings, self)
+        self.evaluation.show()
+        self.evaluation.raise_()
 
     # -- conversations -----------------------------------------------------------------
     @property
