@@ -14,8 +14,8 @@ from test_graph_helpers import (  # noqa: F401  (fixtures, used by name)
     explorer_fixture,
     screen_point,
     select,
-    shown_keys,
     settings_fixture,
+    shown_keys,
     store_fixture,
 )
 

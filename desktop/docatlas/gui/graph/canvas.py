@@ -251,13 +251,13 @@ class GraphCanvas(CanvasInput, QWidget):
         """One blit of the rendered image, then the live layer (`overlay`)."""
         painter = QPainter(self)
         painter.fillRect(self.rect(), QColor(self.theme.background))
-        if self.model is not None and self.model.size == 0:
-            self._paint_empty(painter)
         view = self.view_transform()
         if self._image is not None:  # the active scene's, or the last one's until it is drawn
             painter.setTransform(self._image.transform.inverted()[0] * view)
             painter.drawImage(QPointF(0, 0), self._image.image)
             painter.resetTransform()
+        if self.model is not None and self.model.size == 0:
+            self._paint_empty(painter)
         self.paint_overlay(painter)
         painter.end()
 

@@ -39,6 +39,7 @@ from docatlas.gui.tasks import TaskRunner
 
 SEARCH_ZOOM = 1.2  # pixels per scene unit at least, after finding a node
 SAVE_VIEW_MS = 400
+PANEL_WIDTH = 300  # the details panel's first width, in pixels
 
 
 class GraphExplorer(ExplorerReads, QWidget):
@@ -66,6 +67,7 @@ class GraphExplorer(ExplorerReads, QWidget):
         self.selected_keys: list[str] = []
         self.selected_edge: tuple[str, str] | None = None
         self.context_menu: QMenu | None = None
+        self.notice = ""  # the last thing told, shown after the counts until the selection changes
         self.local_view: LocalGraphView | None = None
         self._generation = 0
         self.settings, self._prefix = view_state.settings_for(store.path, settings)
@@ -94,6 +96,9 @@ class GraphExplorer(ExplorerReads, QWidget):
         splitter.addWidget(self.panel)
         splitter.setStretchFactor(0, 4)
         splitter.setStretchFactor(1, 1)
+        splitter.setCollapsible(0, False)
+        self.splitter = splitter
+        self._sized = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.toolbar)
@@ -176,8 +181,8 @@ class GraphExplorer(ExplorerReads, QWidget):
         self.legend.set_entries("Communities" if mode == BY_COMMUNITY else "Types", look.legend, look.theme)
         shown = int(look.shown.sum())
         counts = f"{shown:,} of {model.size:,} entities · {look.edges_shown:,} relations shown"
-        self.status.setText(counts if shown < model.size else f"{model.size:,} entities · "
-                            f"{len(model.sources):,} relations")
+        counts = counts if shown < model.size else f"{model.size:,} entities · {len(model.sources):,} relations"
+        self.status.setText(f"{counts} · {self.notice}" if self.notice else counts)
         if self.tables.isVisible():
             self.tables.set_view(model, look)
             self.tables.show_selection(self.canvas.selection, self.canvas.selected_edge)
@@ -215,7 +220,8 @@ class GraphExplorer(ExplorerReads, QWidget):
         self.status.move(canvas.width() - self.status.width() - 10, canvas.height() - self.status.height() - 6)
 
     def tell(self, text: str) -> None:
-        """Say something in the explorer's status line and the window's status bar."""
+        """Say something in the explorer's status line (until the selection changes) and the window's status bar."""
+        self.notice = text
         self.status.setText(text)
         self._place_overlays()
         window = self.window()
@@ -236,8 +242,12 @@ class GraphExplorer(ExplorerReads, QWidget):
         self._place_overlays()
 
     def showEvent(self, event: QShowEvent) -> None:
-        """Catch up with a reload asked for while hidden."""
+        """Give the canvas most of the width the first time; catch up with a reload asked for while hidden."""
         super().showEvent(event)
+        if not self._sized:
+            self._sized = True
+            side = min(PANEL_WIDTH, self.width() // 3)
+            self.splitter.setSizes([max(self.width() - side, 200), side])
         if self._stale:
             self.reload()
 
@@ -289,6 +299,7 @@ class GraphExplorer(ExplorerReads, QWidget):
         self.select_keys(keys)
 
     def _selection_changed(self) -> None:
+        self.notice = ""
         if self.model is not None:
             self.canvas.selection = [self.model.index[k] for k in self.selected_keys]
             self.canvas.selected_edge = self._edge_index()

@@ -129,7 +129,24 @@ class GraphModel:
 
     def with_communities(self, found: Communities) -> GraphModel:
         """The same graph coloured by other communities."""
-        return replace(self, community=found.labels, community_titles=found.titles)
+        return replace(self, community=found.labels, community_titles=titled(self, found))
+
+
+def titled(model: GraphModel, found: Communities) -> list[str]:
+    """Community titles: a report's title when there is one, else its two best-connected members' names."""
+    titles = list(found.titles)
+    untitled = [i for i, t in enumerate(titles) if not t or t.startswith("Community ")]
+    if not untitled:
+        return titles
+    labels = found.labels
+    members = np.nonzero(labels >= 0)[0]
+    ranked = members[np.lexsort((-model.degree[members], labels[members]))]
+    starts = np.searchsorted(labels[ranked], np.arange(len(titles) + 1))
+    for i in untitled:
+        top = ranked[starts[i]:starts[i + 1]][:2]
+        if len(top):
+            titles[i] = " · ".join(model.names[int(j)] for j in top)
+    return titles
 
 
 def _radius(metric: np.ndarray) -> np.ndarray:
@@ -162,7 +179,7 @@ def load_model(store: Store, *, relayout: bool = False, cancel: Cancel | None = 
     known = _known_communities(store, graph)
     present = set(keys)
     kept = [r for r in relations if r[0] in present and r[1] in present and r[0] != r[1]]  # as graph_arrays keeps
-    return GraphModel(
+    model = GraphModel(
         keys=keys, names=[r[1] for r in entities], types=[r[2] or "unknown" for r in entities],
         sources=graph.sources, targets=graph.targets, xy=result.xy * scale,
         community=known.labels, community_titles=known.titles, documents=documents,
@@ -170,6 +187,8 @@ def load_model(store: Store, *, relayout: bool = False, cancel: Cancel | None = 
         layout_seconds=result.seconds, placed=result.placed, weights=graph.weights,
         keywords=[r[3] or "" for r in kept], mentions=np.array([int(r[3] or 0) for r in entities], np.int64),
         scale=scale, pinned=frozenset(layout.pinned(store)))
+    object.__setattr__(model, "community_titles", titled(model, known))  # names need the degrees computed above
+    return model
 
 
 def _known_communities(store: Store, graph: GraphArrays) -> Communities:

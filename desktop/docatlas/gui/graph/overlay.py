@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 LABEL_LIMIT = 160
 LIVE_EDGES = 3000  # edges of the hovered or selected nodes drawn live, at most
 VEIL_ALPHA = 185  # how much the rest is dimmed while a node is hovered
-FADE_PX = 4.0  # a label fades in over this many pixels of node radius beyond the minimum
+FADE_PX = 3.0  # a label fades in over this many pixels of node radius beyond the minimum
 
 
 def _screen(canvas: GraphCanvas, xy: np.ndarray) -> np.ndarray:
@@ -129,7 +129,7 @@ def _node_labels(painter: QPainter, canvas: GraphCanvas) -> None:
     text = QColor(look.theme.text)
     ascent = metrics.ascent()
     for i, left, top in placed:
-        fade = 1.0 if i < len(forced) else float(np.clip((radius[i] - labels.MIN_RADIUS_PX) / FADE_PX, 0.15, 1.0))
+        fade = 1.0 if i < len(forced) else float(np.clip((radius[i] - labels.MIN_RADIUS_PX) / FADE_PX, 0.5, 1.0))
         halo.setAlpha(round(215 * fade))
         text.setAlpha(round(255 * fade))
         painter.fillRect(QRectF(left - 2, top, width(i) + 4, height), halo)

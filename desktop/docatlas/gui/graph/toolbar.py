@@ -123,6 +123,7 @@ class GraphToolbar(QWidget):
         self.communities = ChoiceMenu("Communities")
         self.document = QComboBox(toolTip="Show only the entities of one document")
         self.document.setMaximumWidth(200)
+        self.document.setMinimumContentsLength(14)
         self.min_degree = QSpinBox(prefix="Min links ", maximum=10_000, toolTip="Hide entities with fewer links")
         for widget in (self.search, self.colour, self.size, self.types, self.communities, self.document,
                        self.min_degree):
