@@ -11,7 +11,7 @@ from docatlas.core.graph.merge import rebuild
 from docatlas.gui.graph.menus import EDGE_ITEMS, NODE_ITEMS
 from docatlas.gui.graph.plain import plain_tooltip
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QContextMenuEvent, QImage, QTextDocumentFragment
+from PySide6.QtGui import QColor, QContextMenuEvent, QImage, QTextDocumentFragment
 from PySide6.QtWidgets import QApplication, QToolButton
 from test_graph_helpers import (  # noqa: F401  (fixtures, used by name)
     LOAD_MS,
@@ -101,6 +101,11 @@ def test_context_menus_on_a_node_and_an_edge(qtbot, explorer, answers, store):
     menu = explorer.context_menu
     assert [x.text() for x in menu.actions()] == list(EDGE_ITEMS)
     assert explorer.selected_edge == ("northwind labs", "tomas berg")
+    image = canvas.grab().toImage()  # the edge is drawn thick in the selection colour, both ends ringed
+    ring = QColor(canvas.theme.selection)
+    mid = ((a + b) / 2).toPoint()
+    assert any(abs(image.pixelColor(mid.x() + dx, mid.y() + dy).lightness() - ring.lightness()) < 40
+               for dx in (-1, 0, 1) for dy in (-1, 0, 1))
     answers.add("confirm", True)
     edit_and_reload(qtbot, explorer, next(x for x in menu.actions() if x.text() == "Delete relation…").trigger)
     assert explorer.model.edge_between(explorer.model.index["tomas berg"], explorer.model.index["northwind labs"]) \

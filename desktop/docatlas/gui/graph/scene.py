@@ -25,8 +25,8 @@ from docatlas.gui.graph.query import Look
 BIG_RADIUS = 9.0  # nodes at least this big are drawn antialiased even in crowded views
 # PySide holds the GIL during a draw call: short calls keep the GUI thread responsive while
 # a worker renders (about a millisecond each).
-EDGES_PER_CALL = 300
-NODES_PER_CALL = 300
+EDGES_PER_CALL = 120
+NODES_PER_CALL = 150
 
 
 @dataclass(frozen=True)
