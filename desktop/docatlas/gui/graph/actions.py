@@ -12,26 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
-from PySide6.QtCore import QObject, Signal, SignalInstance
-from PySide6.QtGui import QAction, QKeySequence, QUndoStack
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QKeySequence, QUndoStack
 
 from docatlas.core.graph import edits
 from docatlas.core.graph.suggest import Suggestion, list_suggestions
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.graph_reads import entity_description
 from docatlas.gui.graph import merging
-from docatlas.gui.graph.canvas import GraphCanvas
 from docatlas.gui.graph.commands import StoreEdit
-from docatlas.gui.graph.dialogs import Prompter
+from docatlas.gui.graph.edited_view import EditedView
 from docatlas.gui.graph.export import VIEW_FORMATS, export_view
-from docatlas.gui.graph.model import GraphModel
 from docatlas.gui.graph.shown_export import SHOWN_FORMATS
 from docatlas.gui.graph.suggestions import SuggestionsDialog
-from docatlas.gui.graph.toolbar import GraphToolbar
 from docatlas.gui.jobs.graph import edit_job, export_job, read_job, shown_export_job, suggest_job, table_csv_job
-from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
+from docatlas.gui.tasks import BackgroundTask, TaskFailure
 
 FILTERS = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "graphml": "GraphML (*.graphml)",
            "gexf": "GEXF (*.gexf)", "json": "JSON (*.json)", "csv": "Folder for CSV files (*)"}
@@ -39,32 +35,6 @@ FILTERS = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "graphml": "G
 
 READ_DESCRIPTION, READ_SUGGESTIONS = "Reading the description", "Reading the suggestions"
 READS = (READ_DESCRIPTION, READ_SUGGESTIONS)
-
-
-class EditedView(Protocol):
-    """What the editor needs of the explorer (a QWidget): its store, runner, controls and selection."""
-
-    store: Store  # only its path is used: jobs open their own connection on store.path
-    tasks: TaskRunner
-    prompter: Prompter
-    toolbar: GraphToolbar
-    canvas: GraphCanvas
-    model: GraphModel | None
-    selected_keys: list[str]
-    selected_edge: tuple[str, str] | None
-    loaded: SignalInstance
-
-    def reload(self, relayout: bool = False) -> None:
-        """Read the graph again."""
-
-    def select_keys(self, keys: list[str], centre: bool = False) -> None:
-        """Select entities by key."""
-
-    def clear_selection(self) -> None:
-        """Select nothing."""
-
-    def addAction(self, action: QAction) -> None:
-        """Make a shortcut work over the view."""
 
 
 class GraphEditor(QObject):

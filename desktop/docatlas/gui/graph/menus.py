@@ -4,13 +4,35 @@ delete) and on an edge (sources, delete). Built for what was right-clicked, show
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QMenu, QWidget
 
-if TYPE_CHECKING:
-    from docatlas.gui.graph.explorer import GraphExplorer
+from docatlas.gui.graph.actions import GraphEditor
+from docatlas.gui.graph.model import GraphModel
+from docatlas.gui.graph.panel import DetailsPanel
+from docatlas.gui.graph.toolbar import GraphToolbar
+
+
+class GraphExplorer(Protocol):
+    """What the menus need of the explorer (`explorer.GraphExplorer`), so neither imports the other."""
+
+    model: GraphModel | None
+    editor: GraphEditor
+    toolbar: GraphToolbar
+    panel: DetailsPanel
+    context_menu: QMenu | None
+    selected_edge: tuple[str, str] | None
+
+    def select_keys(self, keys: list[str], centre: bool = False) -> None:
+        """Select entities."""
+
+    def select_edge(self, edge: int) -> None:
+        """Select an edge."""
+
+    def open_local_graph(self, key: str) -> QWidget:
+        """Show a local graph."""
 
 NODE_ITEMS = ("Sources", "Focus", "Neighbours only", "Local graph…", "Rename…", "Merge with…", "Delete…")
 EDGE_ITEMS = ("Sources", "Delete relation…")
@@ -21,7 +43,7 @@ def node_menu(explorer: GraphExplorer, node: int) -> QMenu:
     key = explorer.model.keys[node]
     explorer.select_keys([key])
     editor, bar = explorer.editor, explorer.toolbar
-    menu = QMenu(explorer)
+    menu = QMenu(explorer)  # the explorer is a QWidget
     actions = {
         "Sources": lambda: explorer.panel.passages.setFocus(),
         "Focus": lambda: bar.focus.setChecked(True),
@@ -40,7 +62,7 @@ def edge_menu(explorer: GraphExplorer, edge: int) -> QMenu:
     """The menu of one edge: it is selected first."""
     explorer.select_edge(edge)
     a, b = explorer.selected_edge
-    menu = QMenu(explorer)
+    menu = QMenu(explorer)  # the explorer is a QWidget
     menu.addAction("Sources", lambda: explorer.panel.passages.setFocus())
     menu.addAction("Delete relation…", lambda: explorer.editor.delete_relation(a, b))
     return menu

@@ -3,13 +3,9 @@ text means, and a confirmation naming both entities before anything changes."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from docatlas.gui.graph import query
+from docatlas.gui.graph.edited_view import EditedView
 from docatlas.gui.graph.model import GraphModel, fold
-
-if TYPE_CHECKING:
-    from docatlas.gui.graph.actions import EditedView
 
 
 def named(model: GraphModel, text: str, exclude: str = "") -> str | None:

@@ -13,16 +13,53 @@ Text is drawn with `drawText`, never as markup.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 
 from docatlas.gui.graph import labels
+from docatlas.gui.graph.model import GraphModel
+from docatlas.gui.graph.overview import Overview
+from docatlas.gui.graph.query import Look
 
-if TYPE_CHECKING:
-    from docatlas.gui.graph.canvas import GraphCanvas
+
+class GraphCanvas(Protocol):
+    """What the live layer reads of the canvas (`canvas.GraphCanvas`), so neither imports the other."""
+
+    model: GraphModel | None
+    look: Look | None
+    overview: Overview | None
+    selection: list[int]
+    selected_edge: int | None
+    hovered: int | None
+    dragging: int | None
+    show_labels: bool
+    label_order: np.ndarray
+    label_font: QFont
+    bold_font: QFont
+    label_metrics: QFontMetricsF
+
+    @property
+    def collapsed(self) -> bool:
+        """True while communities are drawn."""
+
+    @property
+    def scale(self) -> float:
+        """Pixels per scene unit."""
+
+    def centre_point(self) -> np.ndarray:
+        """The scene point in the middle."""
+
+    def label_width(self, node: int) -> float:
+        """A label's width in pixels."""
+
+    def width(self) -> int:
+        """Widget width."""
+
+    def height(self) -> int:
+        """Widget height."""
 
 LABEL_LIMIT = 160
 LIVE_EDGES = 3000  # edges of the hovered or selected nodes drawn live, at most
