@@ -170,7 +170,7 @@ def screenshot(app: QApplication, out: Path) -> None:
     loaded: list[bool] = []
     explorer.loaded.connect(lambda: loaded.append(True))
     explorer.reload()
-    wait(app, lambda: loaded)
+    wait(app, lambda: loaded, timeout=1800.0)  # at 100,000 nodes: Louvain and the community-first layout
     wait(app, lambda: not (explorer.model.community < 0).all())
     explorer.canvas.fit()
     explorer.canvas.zoom_by(1.3)
@@ -263,7 +263,7 @@ def main() -> None:
     loaded: list[bool] = []
     explorer.loaded.connect(lambda: loaded.append(True))
     explorer.reload()
-    wait(app, lambda: loaded)
+    wait(app, lambda: loaded, timeout=1800.0)  # at 100,000 nodes: Louvain and the community-first layout
     wait(app, lambda: explorer.canvas._image is not None)
     explorer.canvas.repaint()
     first_paint = time.perf_counter() - marks["layout_done"]
@@ -284,7 +284,7 @@ def main() -> None:
     loaded.clear()
     explorer.reload()
     started = time.perf_counter()
-    wait(app, lambda: loaded)
+    wait(app, lambda: loaded, timeout=1800.0)  # at 100,000 nodes: Louvain and the community-first layout
     reopen = time.perf_counter() - started
     explorer.shutdown()
     print(json.dumps({

@@ -69,6 +69,8 @@ class GraphCanvas(CanvasInput, QWidget):
         self.dragging: int | None = None  # the node being dragged
         self.show_labels = True
         self.aggregate_from, self.detail_nodes = AGGREGATE_FROM, DETAIL_NODES
+        self._bounds: tuple[object, QRectF] | None = None  # node_bounds for one look
+        self._shown_count = 0
         self._scale, self._centre = 1.0, QPointF()
         self._image: Rendered | None = None
         self._wanted = 0  # the latest render request
@@ -99,6 +101,7 @@ class GraphCanvas(CanvasInput, QWidget):
         if self.model is not model:
             self._widths = {}
         self.model, self.scene, self.look, self.overview = model, scene, look, overview
+        self._shown_count, self._bounds = int(look.shown.sum()), None
         order = np.nonzero(look.shown)[0]
         order = order[np.lexsort((order, look.dimmed[order], -look.radius[order]))]
         self.label_order = order
@@ -124,13 +127,13 @@ class GraphCanvas(CanvasInput, QWidget):
             return False
         if self.scene is None:
             return True
-        return int(self.look.shown.sum()) >= self.aggregate_from and self._scale < self.detail_scale()
+        return self._shown_count >= self.aggregate_from and self._scale < self.detail_scale()
 
     def detail_scale(self) -> float:
         """The zoom from which a view holds at most `detail_nodes` nodes at the graph's density."""
         bounds = self.node_bounds()
         area = max(bounds.width() * bounds.height(), 1e-9)
-        return float(np.sqrt(int(self.look.shown.sum()) * self.width() * self.height() / (area * self.detail_nodes)))
+        return float(np.sqrt(self._shown_count * self.width() * self.height() / (area * self.detail_nodes)))
 
     @property
     def active_scene(self) -> Scene | None:
@@ -138,7 +141,14 @@ class GraphCanvas(CanvasInput, QWidget):
         return self.overview.scene if self.collapsed else self.scene
 
     def node_bounds(self) -> QRectF:
-        """Where the shown nodes are (a few far outliers of a big graph left out), with their radii."""
+        """Where the shown nodes are (a few far outliers of a big graph left out), with their radii
+        (computed once per look, and again after a drag)."""
+        key = (id(self.look), self.dragging)
+        if self._bounds is None or self._bounds[0] != key:
+            self._bounds = (key, self._node_bounds())
+        return QRectF(self._bounds[1])
+
+    def _node_bounds(self) -> QRectF:
         if self.model is None or self.look is None or not self.look.shown.any():
             return QRectF()
         xy = self.model.xy[self.look.shown]
