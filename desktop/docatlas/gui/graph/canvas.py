@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QWidget
 
 from docatlas.gui.graph import overlay
 from docatlas.gui.graph.canvas_input import CanvasInput
+from docatlas.gui.graph.labels import LabelIndex
 from docatlas.gui.graph.model import GraphModel
 from docatlas.gui.graph.overview import Overview
 from docatlas.gui.graph.palette import Theme, current_theme
@@ -78,6 +79,8 @@ class GraphCanvas(CanvasInput, QWidget):
         self._dragged = False
         self._grabbed: int | None = None  # the node under the pointer when the button went down
         self.label_order = np.zeros(0, np.int64)
+        self.label_index = LabelIndex(np.zeros((0, 2)), self.label_order)
+        self._disc_widths: list[float] | None = None  # label widths of the overview's discs
         self._widths: dict[int, float] = {}
         self.label_font = QFont(self.font())
         self.label_font.setPixelSize(12)
@@ -105,6 +108,8 @@ class GraphCanvas(CanvasInput, QWidget):
         order = np.nonzero(look.shown)[0]
         order = order[np.lexsort((order, look.dimmed[order], -look.radius[order]))]
         self.label_order = order
+        self.label_index = LabelIndex(model.xy, order)
+        self._disc_widths = None
         self.selection = [i for i in self.selection if i < model.size]
         if self.selected_edge is not None and self.selected_edge >= len(model.sources):
             self.selected_edge = None
@@ -283,6 +288,12 @@ class GraphCanvas(CanvasInput, QWidget):
     def centre_point(self) -> np.ndarray:
         """The scene point in the middle, as an array."""
         return np.array([self._centre.x(), self._centre.y()])
+
+    def disc_label_widths(self, texts: list[str]) -> list[float]:
+        """Pixel widths of the community labels (measured once per overview)."""
+        if self._disc_widths is None or len(self._disc_widths) != len(texts):
+            self._disc_widths = [self.label_metrics.horizontalAdvance(t) for t in texts]
+        return self._disc_widths
 
     def label_width(self, node: int) -> float:
         """A node's label width in pixels (cached)."""

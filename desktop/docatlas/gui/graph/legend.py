@@ -5,7 +5,7 @@ Drawn in the canvas's theme; the counts follow every filter (the look counts sho
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QWidget
 
 from docatlas.gui.graph.palette import LIGHT, Theme
@@ -23,6 +23,7 @@ class Legend(QWidget):
         self.entries: list[tuple[str, str, int]] = []
         self.title = ""
         self.theme = LIGHT
+        self._picture: QPixmap | None = None
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
 
     def set_entries(self, title: str, entries: list[tuple[str, str, int]], theme: Theme = LIGHT) -> None:
@@ -33,11 +34,24 @@ class Legend(QWidget):
         widest = max([metrics.horizontalAdvance(f"{label} ({count})") for label, _, count in self.entries]
                      + [metrics.horizontalAdvance(title)], default=0.0)
         self.setFixedSize(QSize(int(widest + SWATCH + 3 * PAD), ROW * (len(self.entries) + 1) + PAD))
+        self._picture = QPixmap(self.size() * self.devicePixelRatioF())
+        self._picture.setDevicePixelRatio(self.devicePixelRatioF())
+        self._picture.fill(QColor(0, 0, 0, 0))
+        painter = QPainter(self._picture)
+        painter.setFont(self.font())
+        self._draw(painter)
+        painter.end()
         self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:
+        """The picture drawn when the entries were set (the canvas repaints it every frame)."""
+        if self._picture is not None:
+            painter = QPainter(self)
+            painter.drawPixmap(0, 0, self._picture)
+            painter.end()
+
+    def _draw(self, painter: QPainter) -> None:
         """A box in the theme's background with one row per colour."""
-        painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         back = QColor(self.theme.background)
         back.setAlpha(230)
@@ -58,4 +72,3 @@ class Legend(QWidget):
             painter.drawEllipse(QRectF(PAD, y, SWATCH, SWATCH))
             painter.setPen(QColor(self.theme.text))
             painter.drawText(QPointF(PAD + SWATCH + PAD / 2, y + SWATCH - 1), f"{label} ({count})")
-        painter.end()

@@ -37,6 +37,7 @@ class GraphCanvas(Protocol):
     dragging: int | None
     show_labels: bool
     label_order: np.ndarray
+    label_index: labels.LabelIndex
     label_font: QFont
     bold_font: QFont
     label_metrics: QFontMetricsF
@@ -54,6 +55,12 @@ class GraphCanvas(Protocol):
 
     def label_width(self, node: int) -> float:
         """A label's width in pixels."""
+
+    def disc_label_widths(self, texts: list[str]) -> list[float]:
+        """The community labels' widths."""
+
+    def visible_rect(self) -> QRectF:
+        """The part of the scene in view."""
 
     def width(self) -> int:
         """Widget width."""
@@ -147,12 +154,12 @@ def _node_labels(painter: QPainter, canvas: GraphCanvas) -> None:
     if canvas.selected_edge is not None:
         forced += [int(model.sources[canvas.selected_edge]), int(model.targets[canvas.selected_edge])]
     forced = list(dict.fromkeys(forced))
-    order = canvas.label_order
-    screen = _screen(canvas, model.xy[order])
-    inside = ((screen[:, 0] > -50) & (screen[:, 0] < canvas.width()) & (screen[:, 1] > -20)
-              & (screen[:, 1] < canvas.height() + 20))
+    view = canvas.visible_rect()
+    pad = 50 / canvas.scale
+    in_view = canvas.label_index.candidates(view.left() - pad, view.top() - pad, view.right(), view.bottom() + pad,
+                                            LABEL_LIMIT * 4)
     near = model.neighbours_of(focus)[:LABEL_LIMIT].astype(np.int64) if focus is not None else np.zeros(0, np.int64)
-    candidates = np.concatenate((np.array(forced, np.int64), near, order[inside][:LABEL_LIMIT * 4]))
+    candidates = np.concatenate((np.array(forced, np.int64), near, in_view))
     points = _screen(canvas, model.xy[candidates])
     radius = look.radius[candidates] * canvas.scale
     metrics = canvas.label_metrics
@@ -183,7 +190,7 @@ def _disc_labels(painter: QPainter, canvas: GraphCanvas) -> None:
     radius = overview.radius[order] * canvas.scale
     metrics = canvas.label_metrics
     texts = [f"{overview.labels[i]} ({overview.members[i]:,})" for i in order.tolist()]
-    width = [metrics.horizontalAdvance(t) for t in texts]
+    width = canvas.disc_label_widths(texts)
     placed = labels.place(points, np.maximum(radius, labels.MIN_RADIUS_PX), lambda i: width[i], metrics.height(),
                           (canvas.width(), canvas.height()), LABEL_LIMIT)
     halo = QColor(canvas.look.theme.background)
