@@ -238,3 +238,19 @@ def test_the_toolbar_actions_reach_the_explorer(qtbot, explorer):
     assert dialog is not None and dialog.isVisible()
     qtbot.waitUntil(lambda: not dialog.reading, timeout=LOAD_MS)
     dialog.close()
+
+
+def test_label_candidates_come_from_the_cells_in_view_most_important_first():
+    rng = np.random.default_rng(5)
+    xy = rng.uniform(0, 1000, (5000, 2))
+    order = np.argsort(-rng.random(5000))  # importance order
+    index = labels.LabelIndex(xy, order)
+    found = index.candidates(100, 100, 300, 300, 1000)
+    cell = index.cell
+    assert len(found) and ((xy[found] >= 100 - cell) & (xy[found] <= 300 + cell)).all()  # near the rectangle
+    rank = np.empty(5000, np.int64)
+    rank[order] = np.arange(5000)
+    assert (np.diff(rank[found]) > 0).all()  # most important first
+    inside = np.nonzero(((xy >= 100) & (xy <= 300)).all(axis=1))[0]
+    best = inside[np.argsort(rank[inside])][:20]
+    assert set(best) <= set(found)  # the most important nodes in view are all candidates
