@@ -26,6 +26,9 @@ from fixtures.ollama_server import FakeOllama  # noqa: E402
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
+sys.path.insert(0, str(HERE))
+from graph_shots import graph_shots  # noqa: E402
+
 ANSWER = ("**Maria Lopez** founded *Harbor Analytics* in Lisbon [C1], and **Jonas Weber** later joined it "
           "as chief engineer [C1].\n\nThe company also sells sensors to **Northwind Labs**, which Priya Nair "
           "leads [C2].\n\n- Founder: Maria Lopez\n- Chief engineer: Jonas Weber\n- Customer: Northwind Labs")
@@ -134,6 +137,7 @@ def main() -> int:
             save(window, "dark")
             window.shutdown()
             window.close()
+        graph_shots(app)  # the graph explorer's own pictures (graph_shots.py)
     return 0
 
 

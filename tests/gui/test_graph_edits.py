@@ -14,6 +14,7 @@ from test_graph_helpers import (  # noqa: F401  (fixtures, used by name)
     edit_and_reload,
     explorer_fixture,
     select,
+    settings_fixture,
     store_fixture,
 )
 
@@ -91,14 +92,19 @@ def test_merging_selected_entities_and_undoing_it(qtbot, explorer, answers, stor
 
 def test_merge_with_one_selected_asks_for_the_other_by_name(qtbot, explorer, answers, store):
     select(qtbot, explorer, [HARBOR])
-    answers.add("text", "harbor analytics ltd")
+    answers.add("entity", "harbor analytics ltd")
+    answers.add("confirm", True)
     edit_and_reload(qtbot, explorer, lambda: explorer.panel.buttons["merge"].click())
+    assert answers.described.startswith("Will merge with: Harbor Analytics Ltd (organization")
+    assert "Harbor Analytics Ltd" in answers.offered and "Harbor Analytics" not in answers.offered
+    confirm = next(args for kind, args in answers.asked if kind == "confirm")
+    assert "Merge “Harbor Analytics Ltd” into “Harbor Analytics”?" in confirm[2]
     assert entity(store, LTD) is None and entity(store, HARBOR)["mentions"] == 3
 
 
 def test_deleting_a_relation_from_the_edge_panel(qtbot, explorer, answers, store):
     with qtbot.waitSignal(explorer.selectionChanged, timeout=LOAD_MS):
-        explorer._edge_clicked(explorer.model.edge_between(explorer.model.index["tomas berg"],
+        explorer.select_edge(explorer.model.edge_between(explorer.model.index["tomas berg"],
                                                            explorer.model.index["northwind labs"]))
     assert explorer.panel.buttons["delete_relation"].isVisible()
     answers.add("confirm", True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from core.test_edits_helpers import build_graph, open_store
 from docatlas.gui.graph import GraphExplorer
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, QSettings
 
 LOAD_MS = 20_000
 
@@ -22,7 +22,7 @@ class Answers:
         self.asked: list[tuple[str, tuple]] = []
 
     def add(self, kind: str, answer: object) -> None:
-        """Answer the next question of `kind` (text, long_text, choose, confirm, save_path) with this."""
+        """Answer the next question of `kind` (text, long_text, choose, entity, confirm, save_path) with this."""
         self.script.setdefault(kind, []).append(answer)
 
     def _answer(self, kind: str, args: tuple) -> object:
@@ -42,6 +42,13 @@ class Answers:
 
     def confirm(self, *args, **kwargs):
         return self._answer("confirm", args)
+
+    def entity(self, parent, title, label, names, describe):
+        """The merge box: answers from the script, and keeps what the box would say about the answer."""
+        answer = self._answer("entity", (parent, title, label))
+        self.described = describe(answer or "")
+        self.offered = names
+        return answer
 
     def save_path(self, *args, **kwargs):
         return self._answer("save_path", args)
@@ -63,10 +70,16 @@ def answers_fixture() -> Answers:
     return Answers()
 
 
+@pytest.fixture(name="settings")
+def settings_fixture(tmp_path) -> QSettings:
+    """The explorer's remembered state, in a file of this test's own."""
+    return QSettings(str(tmp_path / "explorer.ini"), QSettings.Format.IniFormat)
+
+
 @pytest.fixture(name="explorer")
-def explorer_fixture(qtbot, store, answers):
+def explorer_fixture(qtbot, store, answers, settings):
     """An explorer on the store, loaded and shown; its background work is stopped afterwards."""
-    widget = GraphExplorer(store, prompter=answers)
+    widget = GraphExplorer(store, prompter=answers, settings=settings)
     qtbot.addWidget(widget)
     widget.resize(1200, 800)
     widget.show()

@@ -5,6 +5,7 @@ reports), `community_members`, the explorer's `graph_view_communities` (colours)
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -212,3 +213,16 @@ def clear_positions(store: Store) -> None:
     """Forget every cached position."""
     with store.transaction() as conn:
         conn.execute("DELETE FROM graph_layout")
+
+
+_PINS_KEY = "graph_layout_pins"  # in the meta table: a JSON list of entity keys
+
+
+def pinned_keys(store: Store) -> set[str]:
+    """The keys of the explorer's pinned nodes."""
+    return set(json.loads(store.get_meta(_PINS_KEY) or "[]"))
+
+
+def save_pinned_keys(store: Store, keys: set[str]) -> None:
+    """Replace the set of pinned nodes."""
+    store.set_meta(_PINS_KEY, json.dumps(sorted(keys)))

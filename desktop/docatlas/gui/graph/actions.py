@@ -12,25 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
-from PySide6.QtCore import QObject, Signal, SignalInstance
-from PySide6.QtGui import QAction, QKeySequence, QUndoStack
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QKeySequence, QUndoStack
 
 from docatlas.core.graph import edits
 from docatlas.core.graph.suggest import Suggestion, list_suggestions
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.graph_reads import entity_description
-from docatlas.gui.graph import query
-from docatlas.gui.graph.canvas import GraphCanvas
+from docatlas.gui.graph import merging
 from docatlas.gui.graph.commands import StoreEdit
-from docatlas.gui.graph.dialogs import Prompter
+from docatlas.gui.graph.edited_view import EditedView
 from docatlas.gui.graph.export import VIEW_FORMATS, export_view
-from docatlas.gui.graph.model import GraphModel
+from docatlas.gui.graph.shown_export import SHOWN_FORMATS
 from docatlas.gui.graph.suggestions import SuggestionsDialog
-from docatlas.gui.graph.toolbar import GraphToolbar
-from docatlas.gui.jobs.graph import edit_job, export_job, read_job, suggest_job
-from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
+from docatlas.gui.jobs.graph import edit_job, export_job, read_job, shown_export_job, suggest_job, table_csv_job
+from docatlas.gui.tasks import BackgroundTask, TaskFailure
 
 FILTERS = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "graphml": "GraphML (*.graphml)",
            "gexf": "GEXF (*.gexf)", "json": "JSON (*.json)", "csv": "Folder for CSV files (*)"}
@@ -38,32 +35,6 @@ FILTERS = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "graphml": "G
 
 READ_DESCRIPTION, READ_SUGGESTIONS = "Reading the description", "Reading the suggestions"
 READS = (READ_DESCRIPTION, READ_SUGGESTIONS)
-
-
-class EditedView(Protocol):
-    """What the editor needs of the explorer (a QWidget): its store, runner, controls and selection."""
-
-    store: Store  # only its path is used: jobs open their own connection on store.path
-    tasks: TaskRunner
-    prompter: Prompter
-    toolbar: GraphToolbar
-    canvas: GraphCanvas
-    model: GraphModel | None
-    selected_keys: list[str]
-    selected_edge: tuple[str, str] | None
-    loaded: SignalInstance
-
-    def reload(self, relayout: bool = False) -> None:
-        """Read the graph again."""
-
-    def select_keys(self, keys: list[str], centre: bool = False) -> None:
-        """Select entities by key."""
-
-    def clear_selection(self) -> None:
-        """Select nothing."""
-
-    def addAction(self, action: QAction) -> None:
-        """Make a shortcut work over the view."""
 
 
 class GraphEditor(QObject):
@@ -86,8 +57,8 @@ class GraphEditor(QObject):
         undo, redo = self.stack.createUndoAction(self, "Undo"), self.stack.createRedoAction(self, "Redo")
         undo.setShortcut(QKeySequence.StandardKey.Undo)
         redo.setShortcut(QKeySequence.StandardKey.Redo)
-        bar.addAction(undo)
-        bar.addAction(redo)
+        bar.view.addAction(undo)
+        bar.view.addAction(redo)
         explorer.addAction(undo)
         explorer.addAction(redo)
         self.undo_action, self.redo_action = undo, redo
@@ -151,12 +122,21 @@ class GraphEditor(QObject):
         return model.names[i], model.types[i]
 
     def rename(self, key: str) -> None:
-        """Ask for a new name."""
+        """Ask for a new name; a name another entity has offers to merge into that one instead."""
         name, _ = self._node(key)
         answer = self.explorer.prompter.text(self.explorer, "Rename", f"New name for “{name}”:", name)
-        if answer is not None and answer.strip() and answer.strip() != name:
-            self.push(f"Rename “{name}”", lambda store, prev: edits.edit(
-                store, "rename", key, {"name": answer}, override_id=prev), edits.undo)
+        if answer is None or not answer.strip() or answer.strip() == name:
+            return
+        taken = merging.named(self.explorer.model, answer, exclude=key)
+        if taken is not None:
+            other, _ = self._node(taken)
+            if self.explorer.prompter.confirm(self.explorer, "Rename",
+                                              f"“{other}” is already an entity. Merge “{name}” into “{other}” "
+                                              "instead? Undo takes the merge back."):
+                self.merge([key, taken], taken)
+            return
+        self.push(f"Rename “{name}”", lambda store, prev: edits.edit(
+            store, "rename", key, {"name": answer}, override_id=prev), edits.undo)
 
     def retype(self, key: str) -> None:
         """Ask for a type (a known one, or a new one)."""
@@ -204,15 +184,10 @@ class GraphEditor(QObject):
         explorer = self.explorer
         keys = list(explorer.selected_keys)
         if len(keys) == 1:
-            name, _ = self._node(keys[0])
-            other = explorer.prompter.text(explorer, "Merge", f"Merge which entity into “{name}”? (its name)")
-            hits = [explorer.model.keys[i] for i in query.search(explorer.model, other or "")]
-            hits = [k for k in hits if k != keys[0]]
-            if not hits:
-                if other:
-                    explorer.prompter.inform(explorer, "Merge", f"No entity called “{other}”.")
+            other = merging.ask_other(explorer, keys[0])
+            if other is None:
                 return
-            keys.append(hits[0])
+            keys.append(other)
             target = keys[0]
         elif len(keys) > 1:
             names = [self._node(k)[0] for k in keys]
@@ -276,7 +251,7 @@ class GraphEditor(QObject):
     # -- export ----------------------------------------------------------------------------
 
     def export(self, fmt: str, path: str | None = None) -> None:
-        """Write the view (png, svg) or the whole graph (graphml, gexf, json, csv) to a file."""
+        """Write the view (png at 2x, svg), the shown graph (graphml, gexf) or the whole graph (json, csv)."""
         explorer = self.explorer
         path = path or explorer.prompter.save_path(explorer, "Export", f"graph.{fmt}", FILTERS[fmt])
         if not path:
@@ -287,7 +262,23 @@ class GraphEditor(QObject):
             except OSError as exc:
                 explorer.prompter.inform(explorer, "Export failed", str(exc))
             return
-        self._write("Exporting the graph", export_job(explorer.store.path, fmt, Path(path)),
+        if fmt in SHOWN_FORMATS:
+            if explorer.model is None or explorer.canvas.look is None:
+                return
+            job = shown_export_job(explorer.model, explorer.canvas.look, fmt, Path(path))
+        else:
+            job = export_job(explorer.store.path, fmt, Path(path))
+        self._write("Exporting the graph", job, lambda out: self.exported.emit(str(out)),
+                    lambda failure: explorer.prompter.inform(explorer, "Export failed", failure.message))
+
+    def export_table(self, which: str, path: str | None = None) -> None:
+        """Write the entity or relation table, as shown (filtered and sorted), to a CSV file."""
+        explorer = self.explorer
+        path = path or explorer.prompter.save_path(explorer, "Export the table", f"{which}.csv", "CSV (*.csv)")
+        if not path:
+            return
+        table = explorer.tables.entities if which == "entities" else explorer.tables.relations
+        self._write("Exporting the table", table_csv_job(list(table.columns), table.export_rows(), Path(path)),
                     lambda out: self.exported.emit(str(out)),
                     lambda failure: explorer.prompter.inform(explorer, "Export failed", failure.message))
 

@@ -1,33 +1,36 @@
-"""The painted graph: pan, zoom (wheel, pinch, keys), pick nodes and edges, labels by zoom.
+"""The painted graph: pan, zoom (wheel, pinch, keys), pick, drag to pin, communities from afar.
 
-A frame shows the last rendered image of the scene (see `render`) under the current view
-transform, then draws the live overlays: selection rings and the labels that fit. When
-the view settles, or the scene changes, a fresh image is asked for; it covers a margin
-around the window so that panning shows drawn graph, not blank space.
+A frame shows the last rendered image of the active scene (see `render`) under the current
+view transform, then draws the live layer (`overlay`: hover, selection, labels). When the
+view settles, or the scene changes, a fresh image is asked for; it covers a margin around
+the window so that panning shows drawn graph, not blank space. A big graph seen from afar
+is `collapsed`: the active scene is its `overview` (one disc per community), which zooming
+in or double-clicking a disc expands into the members; so a frame never costs more than
+drawing a few thousand items, whatever the graph's size. The colours follow the
+application's palette (`palette.current_theme`); the explorer rebuilds the scene when it changes.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetricsF,
-    QKeyEvent,
-    QMouseEvent,
     QPainter,
     QPaintEvent,
-    QPen,
     QResizeEvent,
     QTransform,
-    QWheelEvent,
 )
-from PySide6.QtWidgets import QGestureEvent, QPinchGesture, QWidget
+from PySide6.QtWidgets import QWidget
 
-from docatlas.gui.graph import labels
+from docatlas.gui.graph import overlay
+from docatlas.gui.graph.canvas_input import CanvasInput
+from docatlas.gui.graph.labels import LabelIndex
 from docatlas.gui.graph.model import GraphModel
-from docatlas.gui.graph.palette import BACKGROUND, EDGE_HIGHLIGHT, SELECTION, TEXT
+from docatlas.gui.graph.overview import Overview
+from docatlas.gui.graph.palette import Theme, current_theme
 from docatlas.gui.graph.query import Look
 from docatlas.gui.graph.render import Rendered
 from docatlas.gui.graph.renderer import Renderer
@@ -37,16 +40,19 @@ from docatlas.gui.tasks import TaskRunner
 MARGIN = 0.25  # rendered beyond each side of the window, as a fraction of its size
 SETTLE_MS = 60
 MIN_SCALE, MAX_SCALE = 1e-4, 40.0
-PICK_PX = 4.0
-LABEL_LIMIT = 160
-SELECTION_EDGES = 3000  # edges of the selection drawn highlighted, at most
+FIT_FILL = 0.96  # Fit makes the graph span this much of the canvas (width or height)
+AGGREGATE_FROM = 20_000  # shown nodes from which a far view draws communities
+DETAIL_NODES = 12_000  # nodes a view may hold at the graph's density before it is collapsed
+EMPTY_TEXT = "The graph is empty. Add documents on the Documents tab to see their entities here."
 
 
-class GraphCanvas(QWidget):
+class GraphCanvas(CanvasInput, QWidget):
     """Shows a `Scene`; reports clicks by node or edge index."""
 
     nodeClicked = Signal(int, bool)  # node, additive (Ctrl/Shift held)
     nodeDoubleClicked = Signal(int)
+    nodeMoved = Signal(int)  # a node was dragged to a new place (the explorer pins it)
+    contextRequested = Signal(str, int, QPoint)  # "node" or "edge", its index, global position
     edgeClicked = Signal(int)
     backgroundClicked = Signal()
     viewChanged = Signal()
@@ -57,21 +63,30 @@ class GraphCanvas(QWidget):
         self.model: GraphModel | None = None
         self.scene: Scene | None = None
         self.look: Look | None = None
+        self.overview: Overview | None = None
         self.selection: list[int] = []
+        self.selected_edge: int | None = None
         self.hovered: int | None = None
+        self.dragging: int | None = None  # the node being dragged
         self.show_labels = True
+        self.aggregate_from, self.detail_nodes = AGGREGATE_FROM, DETAIL_NODES
+        self._bounds: tuple[object, QRectF] | None = None  # node_bounds for one look
+        self._shown_count = 0
         self._scale, self._centre = 1.0, QPointF()
         self._image: Rendered | None = None
         self._wanted = 0  # the latest render request
         self._press: QPointF | None = None
         self._dragged = False
-        self._label_order = np.zeros(0, np.int64)
+        self._grabbed: int | None = None  # the node under the pointer when the button went down
+        self.label_order = np.zeros(0, np.int64)
+        self.label_index = LabelIndex(np.zeros((0, 2)), self.label_order)
+        self._disc_widths: list[float] | None = None  # label widths of the overview's discs
         self._widths: dict[int, float] = {}
-        self._font = QFont(self.font())
-        self._font.setPixelSize(12)
-        self._bold = QFont(self._font)
-        self._bold.setBold(True)
-        self._metrics = QFontMetricsF(self._font)
+        self.label_font = QFont(self.font())
+        self.label_font.setPixelSize(12)
+        self.bold_font = QFont(self.label_font)
+        self.bold_font.setBold(True)
+        self.label_metrics = QFontMetricsF(self.label_font)
         self.renderer = Renderer(tasks if tasks is not None else TaskRunner(self), self)
         self.renderer.rendered.connect(self._on_rendered)
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS, timeout=self._request_render)
@@ -83,19 +98,71 @@ class GraphCanvas(QWidget):
 
     # -- content ---------------------------------------------------------------------------
 
-    def set_scene(self, model: GraphModel, scene: Scene, look: Look, fit: bool = False) -> None:
-        """Show a new scene (the view stays unless `fit`)."""
+    def set_scene(self, model: GraphModel, scene: Scene | None, look: Look, fit: bool = False,
+                  overview: Overview | None = None) -> None:
+        """Show a new scene (None: not built yet; the overview stands in) (the view stays unless `fit`)."""
         if self.model is not model:
             self._widths = {}
-        self.model, self.scene, self.look = model, scene, look
+        self.model, self.scene, self.look, self.overview = model, scene, look, overview
+        self._shown_count, self._bounds = int(look.shown.sum()), None
         order = np.nonzero(look.shown)[0]
-        order = order[np.lexsort((order, look.dimmed[order], -model.degree[order]))]
-        self._label_order = order
+        order = order[np.lexsort((order, look.dimmed[order], -look.radius[order]))]
+        self.label_order = order
+        self.label_index = LabelIndex(model.xy, order)
+        self._disc_widths = None
         self.selection = [i for i in self.selection if i < model.size]
+        if self.selected_edge is not None and self.selected_edge >= len(model.sources):
+            self.selected_edge = None
+        if self.hovered is not None and self.hovered >= model.size:
+            self.hovered = None
         if fit:
             self.fit()
         self._request_render()
         self.update()
+
+    @property
+    def theme(self) -> Theme:
+        """The colours in use: the look's, or the application's before any look."""
+        return self.look.theme if self.look is not None else current_theme()
+
+    @property
+    def collapsed(self) -> bool:
+        """True when the view draws communities instead of nodes (a big graph seen from afar)."""
+        if self.overview is None or self.look is None:
+            return False
+        if self.scene is None:
+            return True
+        return self._shown_count >= self.aggregate_from and self._scale < self.detail_scale()
+
+    def detail_scale(self) -> float:
+        """The zoom from which a view holds at most `detail_nodes` nodes at the graph's density."""
+        bounds = self.node_bounds()
+        area = max(bounds.width() * bounds.height(), 1e-9)
+        return float(np.sqrt(self._shown_count * self.width() * self.height() / (area * self.detail_nodes)))
+
+    @property
+    def active_scene(self) -> Scene | None:
+        """What the image shows: the overview when collapsed, else every node."""
+        return self.overview.scene if self.collapsed else self.scene
+
+    def node_bounds(self) -> QRectF:
+        """Where the shown nodes are (a few far outliers of a big graph left out), with their radii
+        (computed once per look, and again after a drag)."""
+        key = (id(self.look), self.dragging)
+        if self._bounds is None or self._bounds[0] != key:
+            self._bounds = (key, self._node_bounds())
+        return QRectF(self._bounds[1])
+
+    def _node_bounds(self) -> QRectF:
+        if self.model is None or self.look is None or not self.look.shown.any():
+            return QRectF()
+        xy = self.model.xy[self.look.shown]
+        if len(xy) > 2000:
+            lo, hi = np.percentile(xy, 0.2, axis=0), np.percentile(xy, 99.8, axis=0)
+        else:
+            lo, hi = xy.min(axis=0), xy.max(axis=0)
+        pad = float(self.look.radius[self.look.shown].max())
+        return QRectF(lo[0] - pad, lo[1] - pad, hi[0] - lo[0] + 2 * pad, hi[1] - lo[1] + 2 * pad)
 
     # -- the view --------------------------------------------------------------------------
 
@@ -124,11 +191,11 @@ class GraphCanvas(QWidget):
         self._view_moved()
 
     def fit(self, rect: QRectF | None = None) -> None:
-        """Show `rect` (the whole scene by default) in the window."""
-        rect = rect if rect is not None else self.scene.bounds if self.scene is not None else QRectF()
-        if rect.isEmpty():
+        """Show `rect` (the shown nodes by default) filling the window."""
+        rect = rect if rect is not None else self.node_bounds()
+        if rect.width() < 1e-6 or rect.height() < 1e-6:
             rect = rect.adjusted(-50, -50, 50, 50)
-        self.set_view(rect.center(), 0.92 * min(self.width() / rect.width(), self.height() / rect.height()))
+        self.set_view(rect.center(), FIT_FILL * min(self.width() / rect.width(), self.height() / rect.height()))
 
     def centre_on(self, node: int, min_scale: float = 0.0) -> None:
         """Bring a node to the middle, zooming in to at least `min_scale`."""
@@ -158,7 +225,7 @@ class GraphCanvas(QWidget):
 
     def _image_fits(self) -> bool:
         image = self._image
-        if image is None or self.scene is None or image.generation != self.scene.generation:
+        if image is None or self.active_scene is None or image.source is not self.active_scene:
             return False
         if abs(image.transform.m11() / self._scale - 1.0) > 1e-9:
             return False
@@ -169,17 +236,18 @@ class GraphCanvas(QWidget):
 
     @Slot()
     def _request_render(self) -> None:
-        if self.scene is None or self._image_fits() or self.width() < 1:
+        scene = self.active_scene
+        if scene is None or self._image_fits() or self.width() < 1:
             return
         mx, my = round(self.width() * MARGIN), round(self.height() * MARGIN)
         transform = self.view_transform() * QTransform.fromTranslate(mx, my)
         size = QSize(self.width() + 2 * mx, self.height() + 2 * my)
-        self._wanted = self.renderer.request(self.scene, size, transform, self.devicePixelRatioF())
+        self._wanted = self.renderer.request(scene, size, transform, self.devicePixelRatioF())
 
     @Slot(object)
     def _on_rendered(self, result: Rendered) -> None:
-        if self.scene is None or result.generation < (self._image.generation if self._image else -1):
-            return
+        if result.source is not self.scene and (self.overview is None or result.source is not self.overview.scene):
+            return  # an image of a scene no longer shown
         self._image = result
         self.update()
         if result.request == self._wanted:
@@ -195,183 +263,43 @@ class GraphCanvas(QWidget):
     # -- painting --------------------------------------------------------------------------
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        """One blit of the rendered image, then selection rings and labels."""
+        """One blit of the rendered image, then the live layer (`overlay`)."""
         painter = QPainter(self)
-        painter.fillRect(self.rect(), QColor(BACKGROUND))
+        painter.fillRect(self.rect(), QColor(self.theme.background))
         view = self.view_transform()
-        if self._image is not None:
+        if self._image is not None:  # the active scene's, or the last one's until it is drawn
             painter.setTransform(self._image.transform.inverted()[0] * view)
             painter.drawImage(QPointF(0, 0), self._image.image)
             painter.resetTransform()
+        if self.model is not None and self.model.size == 0:
+            self._paint_empty(painter)
         self.paint_overlay(painter)
         painter.end()
 
+    def _paint_empty(self, painter: QPainter) -> None:
+        painter.setPen(QColor(self.theme.text))
+        painter.setFont(self.bold_font)
+        painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, EMPTY_TEXT)
+
     def paint_overlay(self, painter: QPainter) -> None:
-        """The live layer: the selection's edges and rings, and the labels that fit."""
-        if self.model is None or self.look is None:
-            return
-        model = self.model
-        half = np.array([self.width() / 2, self.height() / 2])
-        centre = np.array([self._centre.x(), self._centre.y()])
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setBrush(QColor(0, 0, 0, 0))
-        if self.selection:
-            edges = np.unique(np.concatenate([model.edges_of(i) for i in self.selection]))[:SELECTION_EDGES]
-            ends = np.column_stack((model.xy[model.sources[edges]], model.xy[model.targets[edges]]))
-            ends = (ends - np.tile(centre, 2)) * self._scale + np.tile(half, 2)
-            painter.setPen(QPen(QColor(EDGE_HIGHLIGHT), 1.5))
-            painter.drawLines([QLineF(*row) for row in ends.tolist()])
-        for node, width in [(i, 2.5) for i in self.selection] + ([(self.hovered, 1.5)] if self.hovered is not None
-                                                                   else []):
-            x, y = (model.xy[node] - centre) * self._scale + half
-            r = model.radius[node] * self._scale + 3
-            painter.setPen(QPen(QColor(SELECTION), width))
-            painter.drawEllipse(QPointF(x, y), r, r)
-        if self.show_labels:
-            self._paint_labels(painter, half, centre)
+        """The live layer: hover, selection, selected edge and labels."""
+        overlay.paint(painter, self)
 
-    def _paint_labels(self, painter: QPainter, half: np.ndarray, centre: np.ndarray) -> None:
-        model = self.model
-        forced = list(dict.fromkeys(self.selection + ([self.hovered] if self.hovered is not None else [])))
-        order = self._label_order
-        screen = (model.xy[order] - centre) * self._scale + half
-        inside = ((screen[:, 0] > -50) & (screen[:, 0] < self.width()) & (screen[:, 1] > -20)
-                  & (screen[:, 1] < self.height() + 20))
-        candidates = np.concatenate((np.array(forced, np.int64), order[inside][:LABEL_LIMIT * 4]))
-        points = (model.xy[candidates] - centre) * self._scale + half
-        radius = model.radius[candidates] * self._scale
-        height = self._metrics.height()
+    def centre_point(self) -> np.ndarray:
+        """The scene point in the middle, as an array."""
+        return np.array([self._centre.x(), self._centre.y()])
 
-        def width(i: int) -> float:
-            node = int(candidates[i])
-            if node not in self._widths:
-                self._widths[node] = self._metrics.horizontalAdvance(model.names[node])
-            return self._widths[node]
+    def disc_label_widths(self, texts: list[str]) -> list[float]:
+        """Pixel widths of the community labels (measured once per overview)."""
+        if self._disc_widths is None or len(self._disc_widths) != len(texts):
+            self._disc_widths = [self.label_metrics.horizontalAdvance(t) for t in texts]
+        return self._disc_widths
 
-        placed = labels.place(points, radius, width, height, (self.width(), self.height()), LABEL_LIMIT, len(forced))
-        painter.setPen(Qt.PenStyle.NoPen)
-        halo = QColor(BACKGROUND)
-        halo.setAlpha(215)
-        for i, left, top in placed:
-            painter.fillRect(QRectF(left - 2, top, width(i) + 4, height), halo)
-        painter.setPen(QColor(TEXT))
-        ascent = self._metrics.ascent()
-        for i, left, top in placed:
-            painter.setFont(self._bold if i < len(forced) else self._font)
-            painter.drawText(QPointF(left, top + ascent), model.names[int(candidates[i])])
-
-    # -- picking ---------------------------------------------------------------------------
-
-    def node_at(self, pos: QPointF) -> int | None:
-        """The shown node under a widget position."""
-        if self.model is None or self.look is None:
-            return None
-        p = self.view_transform().inverted()[0].map(QPointF(pos))
-        d = np.hypot(self.model.xy[:, 0] - p.x(), self.model.xy[:, 1] - p.y())
-        d = np.where(self.look.shown, d - self.model.radius - PICK_PX / self._scale, np.inf)
-        best = int(np.argmin(d)) if len(d) else -1
-        return best if best >= 0 and d[best] <= 0 else None
-
-    def edge_at(self, pos: QPointF) -> int | None:
-        """The shown edge passing under a widget position."""
-        if self.model is None or self.look is None or len(self.model.sources) == 0:
-            return None
-        p = self.view_transform().inverted()[0].map(QPointF(pos))
-        a, b = self.model.xy[self.model.sources], self.model.xy[self.model.targets]
-        ab = b - a
-        t = np.clip(((p.x() - a[:, 0]) * ab[:, 0] + (p.y() - a[:, 1]) * ab[:, 1])
-                    / np.maximum((ab * ab).sum(axis=1), 1e-12), 0, 1)
-        d = np.hypot(a[:, 0] + t * ab[:, 0] - p.x(), a[:, 1] + t * ab[:, 1] - p.y())
-        shown = self.look.shown[self.model.sources] & self.look.shown[self.model.targets]
-        d = np.where(shown, d, np.inf)
-        best = int(np.argmin(d))
-        return best if d[best] <= PICK_PX / self._scale else None
-
-    # -- input -----------------------------------------------------------------------------
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        """Start a drag (pan) or a click."""
-        if event.button() == Qt.MouseButton.LeftButton:
-            self._press, self._dragged = event.position(), False
-
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        """Pan while dragging; otherwise track the node under the pointer."""
-        if self._press is not None:
-            delta = event.position() - self._press
-            if self._dragged or abs(delta.x()) + abs(delta.y()) > 3:
-                self._dragged = True
-                self._press = event.position()
-                self.pan_by(delta.x(), delta.y())
-            return
-        hovered = self.node_at(event.position())
-        if hovered != self.hovered:
-            self.hovered = hovered
-            self.setToolTip(self.model.names[hovered] if hovered is not None else "")
-            self.update()
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        """A click without a drag selects what is under the pointer."""
-        if event.button() != Qt.MouseButton.LeftButton or self._press is None:
-            return
-        self._press = None
-        if self._dragged:
-            return
-        additive = bool(event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier))
-        node = self.node_at(event.position())
-        if node is not None:
-            self.nodeClicked.emit(node, additive)
-            return
-        edge = self.edge_at(event.position())
-        if edge is not None:
-            self.edgeClicked.emit(edge)
-        else:
-            self.backgroundClicked.emit()
-
-    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
-        """Double-click a node to zoom to it; elsewhere to zoom in."""
-        node = self.node_at(event.position())
-        if node is not None:
-            self.nodeDoubleClicked.emit(node)
-        else:
-            self.zoom_by(2.0, event.position())
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        """Wheel zooms at the pointer; a touchpad's two-finger scroll pans (with Ctrl, zooms)."""
-        pixels = event.pixelDelta()
-        if not pixels.isNull() and not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
-            self.pan_by(pixels.x(), pixels.y())
-        else:
-            steps = event.angleDelta().y() / 120.0
-            self.zoom_by(1.25 ** steps, event.position())
-        event.accept()
-
-    def event(self, event: QEvent) -> bool:
-        """Pinch gestures: touch screens (QPinchGesture) and touchpads (native zoom)."""
-        if event.type() == QEvent.Type.Gesture and isinstance(event, QGestureEvent):
-            pinch = event.gesture(Qt.GestureType.PinchGesture)
-            if isinstance(pinch, QPinchGesture):
-                self.zoom_by(pinch.scaleFactor(), self.mapFromGlobal(pinch.centerPoint().toPoint()).toPointF())
-                return True
-        if event.type() == QEvent.Type.NativeGesture and event.gestureType() == Qt.NativeGestureType.ZoomNativeGesture:
-            self.zoom_by(1.0 + event.value(), event.position())
-            return True
-        return super().event(event)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        """+/- zoom, arrows pan, 0 fits the whole graph."""
-        key = event.key()
-        steps = {Qt.Key.Key_Left: (60, 0), Qt.Key.Key_Right: (-60, 0),
-                 Qt.Key.Key_Up: (0, 60), Qt.Key.Key_Down: (0, -60)}
-        if key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
-            self.zoom_by(1.25)
-        elif key == Qt.Key.Key_Minus:
-            self.zoom_by(0.8)
-        elif key == Qt.Key.Key_0:
-            self.fit()
-        elif key in steps:
-            self.pan_by(*steps[key])
-        else:
-            super().keyPressEvent(event)
+    def label_width(self, node: int) -> float:
+        """A node's label width in pixels (cached)."""
+        if node not in self._widths:
+            self._widths[node] = self.label_metrics.horizontalAdvance(self.model.names[node])
+        return self._widths[node]
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Keep the centre; ask for an image of the new size."""

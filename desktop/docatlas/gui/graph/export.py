@@ -1,6 +1,8 @@
-"""Exporting the current view as PNG or SVG (what the canvas shows, labels included).
+"""Exporting the current view as PNG (at twice the screen's resolution) or SVG: what the canvas shows,
+labels included, in the current theme.
 
-The whole graph (GraphML, GEXF, JSON, CSV) is written by `gui.jobs.graph.export_job`."""
+The shown graph (GraphML, GEXF) is written by `shown_export`, the whole graph (JSON, CSV) by
+`gui.jobs.graph.export_job`."""
 
 from __future__ import annotations
 
@@ -11,7 +13,6 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
 from docatlas.gui.graph.canvas import GraphCanvas
-from docatlas.gui.graph.palette import BACKGROUND
 from docatlas.gui.graph.render import paint_scene
 
 VIEW_FORMATS = ("png", "svg")
@@ -19,11 +20,12 @@ PNG_SCALE = 2.0  # exported pictures are sharper than the screen
 
 
 def _paint_view(painter: QPainter, canvas: GraphCanvas) -> None:
-    painter.fillRect(QRectF(0, 0, canvas.width(), canvas.height()), QColor(BACKGROUND))
-    if canvas.scene is not None:
+    painter.fillRect(QRectF(0, 0, canvas.width(), canvas.height()), QColor(canvas.theme.background))
+    scene = canvas.active_scene
+    if scene is not None:
         painter.save()
         painter.setTransform(canvas.view_transform(), True)
-        paint_scene(painter, canvas.scene, canvas.visible_rect())
+        paint_scene(painter, scene, canvas.visible_rect())
         painter.restore()
     canvas.paint_overlay(painter)
 

@@ -1,4 +1,7 @@
-"""An overview of the whole graph in a corner, with the window's part framed; click or drag to go there."""
+"""An overview of the whole graph in a corner, with the window's part framed; click or drag to go there.
+
+Shown only when the graph is larger than the view (the explorer decides); a big graph's
+overview is drawn from its community discs, so it costs as little as a small graph's."""
 
 from __future__ import annotations
 
@@ -7,7 +10,6 @@ from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QP
 from PySide6.QtWidgets import QWidget
 
 from docatlas.gui.graph.canvas import GraphCanvas
-from docatlas.gui.graph.palette import SELECTION
 from docatlas.gui.graph.scene import Scene
 from docatlas.gui.jobs.graph import overview_job
 from docatlas.gui.tasks import TaskRunner
@@ -41,8 +43,10 @@ class Minimap(QWidget):
         t.translate(-rect.center().x(), -rect.center().y())
         return t
 
-    def set_scene(self, scene: Scene) -> None:
+    def set_scene(self, scene: Scene | None) -> None:
         """Draw this scene (in the background)."""
+        if scene is None:
+            return
         transform = self._fit(scene.bounds)
         self._transform = transform  # clicks map to the new scene at once
         ratio = self.devicePixelRatioF()
@@ -60,12 +64,14 @@ class Minimap(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         """The overview, a frame, and the view's rectangle."""
         painter = QPainter(self)
+        theme = self.canvas.theme
+        painter.fillRect(self.rect(), QColor(theme.background))
         if self._image is not None:
             painter.drawImage(QPointF(0, 0), self._image)
-        painter.setPen(QPen(QColor("#9aa1ab"), 1))
+        painter.setPen(QPen(QColor(theme.frame), 1))
         painter.drawRect(QRectF(0.5, 0.5, SIZE.width() - 1, SIZE.height() - 1))
-        if self.canvas.scene is not None:
-            painter.setPen(QPen(QColor(SELECTION), 1.5))
+        if self.canvas.active_scene is not None:
+            painter.setPen(QPen(QColor(theme.selection), 1.5))
             painter.drawRect(self._transform.mapRect(self.canvas.visible_rect()).intersected(
                 QRectF(1, 1, SIZE.width() - 2, SIZE.height() - 2)))
         painter.end()

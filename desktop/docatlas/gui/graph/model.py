@@ -1,9 +1,9 @@
 """The graph as the explorer holds it: arrays by node index, scene positions, provenance by document.
 
-Qt-free and read-only once built, so a worker thread builds it and hands it to the GUI
-thread whole. `load_model` reads the store, reuses (or computes) the cached layout, and
-fills in communities when they are at hand without running Louvain (`with_communities`
-adds them later).
+Qt-free and read-only once built (except `xy`, which a drag moves in place on the GUI
+thread), so a worker thread builds it and hands it to the GUI thread whole. `load_model`
+reads the store, reuses (or computes) the cached layout, and fills in communities when
+they are at hand without running Louvain (`with_communities` adds them later).
 """
 
 from __future__ import annotations
@@ -44,8 +44,15 @@ class GraphModel:
     document_nodes: dict[int, np.ndarray]  # document id -> indices of the nodes it mentions
     layout_seconds: float = 0.0
     placed: int = 0  # nodes laid out now (not from the cache)
+    weights: np.ndarray | None = None  # per edge (1 when not given)
+    keywords: list[str] | None = None  # per edge
+    mentions: np.ndarray | None = None  # per node (its degree when not given)
+    scale: float = 1.0  # scene units per layout unit (positions are saved in layout units)
+    pinned: frozenset[str] = frozenset()  # keys of the nodes the user pinned
     degree: np.ndarray = field(init=False)
-    radius: np.ndarray = field(init=False)
+    radius: np.ndarray = field(init=False)  # by degree
+    radius_by_mentions: np.ndarray = field(init=False)
+    document_count: np.ndarray = field(init=False)  # documents mentioning each node
     type_names: list[str] = field(init=False)  # most common first
     type_index: np.ndarray = field(init=False)
     index: dict[str, int] = field(init=False)
@@ -64,8 +71,18 @@ class GraphModel:
         set_(self, "indptr", np.concatenate(([0], np.cumsum(self.degree))))
         set_(self, "neighbours", others[order])
         set_(self, "edge_of_neighbour", np.tile(np.arange(len(self.sources)), 2)[order])
-        grown = MIN_RADIUS + 1.6 * np.sqrt(np.maximum(self.degree - 1, 0))
-        set_(self, "radius", np.clip(grown, MIN_RADIUS, MAX_RADIUS))
+        if self.weights is None:
+            set_(self, "weights", np.ones(len(self.sources)))
+        if self.keywords is None:
+            set_(self, "keywords", [""] * len(self.sources))
+        if self.mentions is None:
+            set_(self, "mentions", self.degree.copy())
+        set_(self, "radius", _radius(self.degree))
+        set_(self, "radius_by_mentions", _radius(np.asarray(self.mentions)))
+        count = np.zeros(n, np.int64)
+        for nodes in self.document_nodes.values():
+            count[nodes] += 1
+        set_(self, "document_count", count)
         names, counts = np.unique(np.asarray(self.types, dtype=object), return_counts=True) if n else ([], [])
         ranked = [t for _, t in sorted(zip((-c for c in counts), names))]
         lookup = {t: i for i, t in enumerate(ranked)}
@@ -78,6 +95,24 @@ class GraphModel:
     def size(self) -> int:
         """Number of nodes."""
         return len(self.keys)
+
+    def radius_for(self, mode: str) -> np.ndarray:
+        """Node radii by "degree" or by "mentions"."""
+        return self.radius_by_mentions if mode == "mentions" else self.radius
+
+    def subgraph(self, nodes: np.ndarray, xy: np.ndarray) -> GraphModel:
+        """The graph among `nodes` (indices, in order) placed at `xy`, with its own numbering."""
+        nodes = np.asarray(nodes, np.int64)
+        local = np.full(self.size, -1, np.int64)
+        local[nodes] = np.arange(len(nodes))
+        keep = np.nonzero((local[self.sources] >= 0) & (local[self.targets] >= 0))[0]
+        documents = {d: local[m][local[m] >= 0] for d, m in self.document_nodes.items()}
+        return GraphModel(
+            keys=[self.keys[i] for i in nodes], names=[self.names[i] for i in nodes],
+            types=[self.types[i] for i in nodes], sources=local[self.sources[keep]], targets=local[self.targets[keep]],
+            xy=xy, community=self.community[nodes], community_titles=self.community_titles, documents=self.documents,
+            document_nodes={d: m for d, m in documents.items() if len(m)}, weights=self.weights[keep],
+            keywords=[self.keywords[i] for i in keep], mentions=np.asarray(self.mentions)[nodes])
 
     def neighbours_of(self, node: int) -> np.ndarray:
         """Indices of a node's neighbours."""
@@ -94,7 +129,30 @@ class GraphModel:
 
     def with_communities(self, found: Communities) -> GraphModel:
         """The same graph coloured by other communities."""
-        return replace(self, community=found.labels, community_titles=found.titles)
+        return replace(self, community=found.labels, community_titles=titled(self, found))
+
+
+def titled(model: GraphModel, found: Communities) -> list[str]:
+    """Community titles: a report's title when there is one, else its two best-connected members' names."""
+    titles = list(found.titles)
+    untitled = [i for i, t in enumerate(titles) if not t or t.startswith("Community ")]
+    if not untitled:
+        return titles
+    labels = found.labels
+    members = np.nonzero(labels >= 0)[0]
+    ranked = members[np.lexsort((-model.degree[members], labels[members]))]
+    starts = np.searchsorted(labels[ranked], np.arange(len(titles) + 1))
+    for i in untitled:
+        top = ranked[starts[i]:starts[i + 1]][:2]
+        if len(top):
+            titles[i] = " · ".join(model.names[int(j)] for j in top)
+    return titles
+
+
+def _radius(metric: np.ndarray) -> np.ndarray:
+    """Radius growing with the square root of a count (degree or mentions)."""
+    grown = MIN_RADIUS + 1.6 * np.sqrt(np.maximum(np.asarray(metric, np.float64) - 1, 0))
+    return np.clip(grown, MIN_RADIUS, MAX_RADIUS)
 
 
 def arrays_of(model: GraphModel) -> GraphArrays:
@@ -116,17 +174,21 @@ def load_model(store: Store, *, relayout: bool = False, cancel: Cancel | None = 
     entities, relations, documents = graph_rows(store)  # one consistent read of entities and relations
     keys = [r[0] for r in entities]
     graph = graph_arrays(keys, [(r[0], r[1]) for r in relations], [max(float(r[2] or 0.0), 0.1) for r in relations])
-    if relayout:
-        layout.clear_positions(store)
-    result = layout.cached_layout(store, graph, cancel=cancel)
+    result = layout.cached_layout(store, graph, relayout=relayout, cancel=cancel)
     scale = SPACING / result.unit
     known = _known_communities(store, graph)
-    return GraphModel(
+    present = set(keys)
+    kept = [r for r in relations if r[0] in present and r[1] in present and r[0] != r[1]]  # as graph_arrays keeps
+    model = GraphModel(
         keys=keys, names=[r[1] for r in entities], types=[r[2] or "unknown" for r in entities],
         sources=graph.sources, targets=graph.targets, xy=result.xy * scale,
         community=known.labels, community_titles=known.titles, documents=documents,
         document_nodes=_document_nodes(store, {k: i for i, k in enumerate(keys)}),
-        layout_seconds=result.seconds, placed=result.placed)
+        layout_seconds=result.seconds, placed=result.placed, weights=graph.weights,
+        keywords=[r[3] or "" for r in kept], mentions=np.array([int(r[3] or 0) for r in entities], np.int64),
+        scale=scale, pinned=frozenset(layout.pinned(store)))
+    object.__setattr__(model, "community_titles", titled(model, known))  # names need the degrees computed above
+    return model
 
 
 def _known_communities(store: Store, graph: GraphArrays) -> Communities:

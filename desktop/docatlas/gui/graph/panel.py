@@ -39,6 +39,8 @@ class DetailsPanel(QWidget):
         font.setBold(True)
         self.title.setFont(font)
         self.subtitle = QLabel(wordWrap=True)
+        for label in (self.title, self.subtitle):
+            label.setTextFormat(Qt.TextFormat.PlainText)  # names and types are untrusted text
         self.description = QPlainTextEdit(readOnly=True)
         self.description.setMaximumHeight(160)
         self.buttons: dict[str, QPushButton] = {}

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from docatlas.gui.graph.model import GraphModel, fold
-from docatlas.gui.graph.palette import BY_TYPE, classes
+from docatlas.gui.graph.palette import BY_TYPE, LIGHT, SIZE_BY_DEGREE, Theme, classes
 
 
 @dataclass(frozen=True)
@@ -96,18 +96,23 @@ class ViewSpec:
     selection: tuple[int, ...] = ()
     focus: bool = False
     depth: int = 1
+    size_mode: str = SIZE_BY_DEGREE
+    theme: Theme = LIGHT
 
 
 @dataclass(frozen=True)
 class Look:
-    """What the scene shows: nodes shown, of those the dimmed ones, highlighted edges, colours."""
+    """What the scene shows: nodes shown, of those the dimmed ones, highlighted edges, colours, sizes."""
 
     shown: np.ndarray
     dimmed: np.ndarray
     highlighted: np.ndarray  # edges
     colour_class: np.ndarray
     colours: list[str]
-    legend: list[tuple[str, str, int]]
+    legend: list[tuple[str, str, int]]  # counts of the shown nodes
+    radius: np.ndarray
+    theme: Theme = LIGHT
+    edges_shown: int = 0
 
 
 def compute_look(model: GraphModel, spec: ViewSpec) -> Look:
@@ -121,5 +126,7 @@ def compute_look(model: GraphModel, spec: ViewSpec) -> Look:
         near = neighbourhood(model, selection, spec.depth)
         dimmed = ~near
         highlighted = edges_among(model, near)
-    colour_class, legend = classes(model, spec.colour_mode)
-    return Look(shown, dimmed, highlighted, colour_class, [c for _, c, _ in legend], legend)
+    colour_class, legend = classes(model, spec.colour_mode, shown)
+    edges = int(edges_among(model, shown).sum())
+    return Look(shown, dimmed, highlighted, colour_class, [c for _, c, _ in legend], legend,
+                model.radius_for(spec.size_mode), spec.theme, edges)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from PySide6.QtCore import QRectF, QSize
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QTransform
 
-from docatlas.gui.graph.palette import BACKGROUND
 from docatlas.gui.graph.scene import Scene
 
 ANTIALIAS_EDGES_BELOW = 6000  # visible edges
@@ -34,6 +33,7 @@ def paint_scene(painter: QPainter, scene: Scene, visible: QRectF) -> None:
         if batch.is_edge:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, edges < ANTIALIAS_EDGES_BELOW)
             pen.setColor(batch.colour)
+            pen.setWidthF(batch.width)
             painter.strokePath(batch.path, pen)
         else:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, batch.big or nodes < ANTIALIAS_NODES_BELOW)
@@ -48,6 +48,7 @@ class Rendered:
     transform: QTransform
     generation: int
     request: int
+    source: object = None  # the Scene drawn
 
 
 def render_image(scene: Scene, size: QSize, transform: QTransform, ratio: float = 1.0) -> QImage:
@@ -55,7 +56,7 @@ def render_image(scene: Scene, size: QSize, transform: QTransform, ratio: float 
     image = QImage(max(1, round(size.width() * ratio)), max(1, round(size.height() * ratio)),
                    QImage.Format.Format_ARGB32_Premultiplied)
     image.setDevicePixelRatio(ratio)
-    image.fill(QColor(BACKGROUND))
+    image.fill(QColor(scene.background))
     painter = QPainter(image)
     painter.setTransform(transform)
     inverse, _ = transform.inverted()

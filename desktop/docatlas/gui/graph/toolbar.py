@@ -1,8 +1,8 @@
-"""The explorer's controls: search, colouring, filters, neighbourhood and focus, view, export, edits."""
+"""The explorer's controls, in two rows: search, colouring, size, filters; neighbourhood, focus, view, export, edits."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import QSize, QStringListModel, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
@@ -12,13 +12,14 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QToolBar,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
-from docatlas.gui.graph.palette import BY_COMMUNITY, BY_TYPE
+from docatlas.gui.graph.palette import BY_COMMUNITY, BY_TYPE, SIZE_BY_DEGREE, SIZE_BY_MENTIONS
 
-EXPORTS = (("png", "View as PNG…"), ("svg", "View as SVG…"), ("graphml", "Graph as GraphML…"),
-           ("gexf", "Graph as GEXF…"), ("json", "Graph as JSON…"), ("csv", "Graph as CSV (folder)…"))
+EXPORTS = (("png", "View as PNG (2x)…"), ("svg", "View as SVG…"), ("graphml", "Shown graph as GraphML…"),
+           ("gexf", "Shown graph as GEXF…"), ("json", "Whole graph as JSON…"), ("csv", "Whole graph as CSV (folder)…"))
 
 
 class ChoiceMenu(QToolButton):
@@ -32,10 +33,11 @@ class ChoiceMenu(QToolButton):
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.setMenu(QMenu(self))
         self._actions: dict[object, QAction] = {}
+        self._hidden: set = set()  # restored as unchecked before being offered
 
     def set_choices(self, choices: list[tuple[object, str]]) -> None:
         """Replace the choices, keeping unchecked ones unchecked."""
-        unchecked = {k for k, a in self._actions.items() if not a.isChecked()}
+        unchecked = {k for k, a in self._actions.items() if not a.isChecked()} | (self._hidden - set(self._actions))
         menu = self.menu()
         menu.clear()
         menu.addAction("Show all", lambda: self._check_all(True))
@@ -48,6 +50,7 @@ class ChoiceMenu(QToolButton):
             action.setChecked(value not in unchecked)
             action.toggled.connect(self.changed)
             self._actions[value] = action
+        self._hidden -= set(self._actions)
 
     def _check_all(self, state: bool) -> None:
         for action in self._actions.values():
@@ -65,9 +68,22 @@ class ChoiceMenu(QToolButton):
         """Check or uncheck one choice."""
         self._actions[value].setChecked(state)
 
+    def unchecked(self) -> list:
+        """The values left out (to save the filter)."""
+        return [k for k, a in self._actions.items() if not a.isChecked()] + sorted(self._hidden - set(self._actions),
+                                                                                     key=str)
 
-class GraphToolbar(QToolBar):
-    """Controls; the explorer reads their state and listens to `changed` and the action signals."""
+    def hide_values(self, values: list) -> None:
+        """Uncheck these values, now or when they are offered (a restored filter)."""
+        self._hidden = set(values)
+        for value, action in self._actions.items():
+            action.setChecked(value not in self._hidden)
+
+
+class GraphToolbar(QWidget):
+    """Controls in two rows that fit 1280 pixels, so nothing hides in an overflow menu: what is
+    shown on the first (search, colour, size, filters), how to look at it on the second.
+    The explorer reads their state and listens to `changed` and the action signals."""
 
     changed = Signal()  # anything that changes what is shown or how
     searchRequested = Signal(str)
@@ -75,11 +91,21 @@ class GraphToolbar(QToolBar):
     relayoutRequested = Signal()
     exportRequested = Signal(str)
     suggestionsRequested = Signal()
+    unpinRequested = Signal()
+    localRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
-        super().__init__("Graph", parent)
+        super().__init__(parent)
+        self.rows = (QToolBar("Graph: what is shown"), QToolBar("Graph: view"))
+        self.filters, self.view = self.rows
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        for row in self.rows:
+            row.setIconSize(QSize(16, 16))
+            layout.addWidget(row)
         self.search = QLineEdit(placeholderText="Find an entity…", clearButtonEnabled=True)
-        self.search.setMaximumWidth(260)
+        self.search.setMaximumWidth(240)
         self.names = QStringListModel(self)
         completer = QCompleter(self.names, self)
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
@@ -87,43 +113,54 @@ class GraphToolbar(QToolBar):
         self.search.setCompleter(completer)
         self.search.returnPressed.connect(lambda: self.searchRequested.emit(self.search.text()))
         completer.activated.connect(self.searchRequested)
-        self.colour = QComboBox()
+        self.colour = QComboBox(toolTip="What the node colours mean")
         self.colour.addItem("Colour by type", BY_TYPE)
         self.colour.addItem("Colour by community", BY_COMMUNITY)
+        self.size = QComboBox(toolTip="What the node sizes mean")
+        self.size.addItem("Size by links", SIZE_BY_DEGREE)
+        self.size.addItem("Size by mentions", SIZE_BY_MENTIONS)
         self.types = ChoiceMenu("Types")
         self.communities = ChoiceMenu("Communities")
-        self.document = QComboBox()
-        self.document.setMaximumWidth(220)
-        self.min_degree = QSpinBox(prefix="Min links ", maximum=10_000)
-        self.depth = QSpinBox(prefix="Depth ", minimum=1, maximum=6)
+        self.document = QComboBox(toolTip="Show only the entities of one document")
+        self.document.setMaximumWidth(200)
+        self.document.setMinimumContentsLength(14)
+        self.min_degree = QSpinBox(prefix="Min links ", maximum=10_000, toolTip="Hide entities with fewer links")
+        for widget in (self.search, self.colour, self.size, self.types, self.communities, self.document,
+                       self.min_degree):
+            self.filters.addWidget(widget)
         self.neighbours = self._toggle("Neighbours only", "Show only the selection and its neighbours to this depth")
+        self.depth = QSpinBox(prefix="Depth ", minimum=1, maximum=6, toolTip="How many links away counts as near")
         self.focus = self._toggle("Focus", "Dim everything but the selection and its neighbours")
-        self.labels = self._toggle("Labels", "Show node names that fit", checked=True)
-        self.minimap = self._toggle("Minimap", "Show an overview of the whole graph", checked=True)
-        for widget in (self.search, self.colour, self.types, self.communities, self.document, self.min_degree):
-            self.addWidget(widget)
-        self.addSeparator()
         for widget in (self.neighbours, self.depth, self.focus):
-            self.addWidget(widget)
-        self.addSeparator()
-        self.fit = self.addAction("Fit", lambda: self.fitRequested.emit())
-        self.addWidget(self.labels)
-        self.addWidget(self.minimap)
-        self.relayout = self.addAction("Re-layout", lambda: self.relayoutRequested.emit())
+            self.view.addWidget(widget)
+        self.view.addSeparator()
+        self.fit = self.view.addAction("Fit", lambda: self.fitRequested.emit())
+        self.fit.setToolTip("Show the whole graph (key 0)")
+        self.labels = self._toggle("Labels", "Show node names that fit", checked=True)
+        self.minimap = self._toggle("Minimap", "Show an overview when the graph is larger than the view", checked=True)
+        self.table = self._toggle("Table", "Show the entities and relations as tables under the graph")
+        for widget in (self.labels, self.minimap, self.table):
+            self.view.addWidget(widget)
+        self.local = self.view.addAction("Local graph", lambda: self.localRequested.emit())
+        self.local.setToolTip("Open the selected entity's neighbourhood in a view of its own")
+        self.relayout = self.view.addAction("Re-layout", lambda: self.relayoutRequested.emit())
+        self.relayout.setToolTip("Lay the graph out again (pinned nodes stay where you put them)")
+        self.unpin = self.view.addAction("Unpin all", lambda: self.unpinRequested.emit())
+        self.unpin.setToolTip("Release the nodes you dragged into place")
         export = QToolButton(text="Export", popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
+        export.setToolTip("Save a picture of the view, or the graph as data")
         export.setMenu(QMenu(export))
         for name, text in EXPORTS:
             export.menu().addAction(text, lambda name=name: self.exportRequested.emit(name))
         self.export = export
-        self.addWidget(export)
-        self.suggestions = self.addAction("Merge suggestions…", lambda: self.suggestionsRequested.emit())
-        self.addSeparator()
-        for signal in (self.colour.currentIndexChanged, self.document.currentIndexChanged,
-                       self.min_degree.valueChanged, self.depth.valueChanged):
+        self.view.addWidget(export)
+        self.suggestions = self.view.addAction("Merge suggestions…", lambda: self.suggestionsRequested.emit())
+        self.view.addSeparator()
+        for signal in (self.colour.currentIndexChanged, self.size.currentIndexChanged,
+                       self.document.currentIndexChanged, self.min_degree.valueChanged, self.depth.valueChanged):
             signal.connect(self.changed)
         for menu in (self.types, self.communities):
             menu.changed.connect(self.changed)
-
     def _toggle(self, text: str, tip: str, checked: bool = False) -> QToolButton:
         button = QToolButton(text=text, checkable=True, checked=checked, toolTip=tip)
         button.toggled.connect(self.changed)

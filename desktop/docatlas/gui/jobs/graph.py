@@ -1,4 +1,4 @@
-"""The graph explorer's background jobs: loading, communities, scenes, images, suggestions, export.
+"""The graph explorer's background jobs: loading, communities, scenes, images, pins, local graphs, exports.
 
 Loading and scene building run on reader threads (latest-only, by key); edits, merge
 suggestions and exports of the whole graph write or read the store on a connection of
@@ -8,6 +8,7 @@ the images are painted into a `QImage`, which Qt allows off the GUI thread.
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -16,18 +17,30 @@ from PySide6.QtCore import QSize
 from PySide6.QtGui import QImage, QTransform
 
 from docatlas.core.base.errors import DocAtlasError
-from docatlas.core.graph import suggest
+from docatlas.core.graph import layout, suggest
 from docatlas.core.graph.export import export
 from docatlas.core.storage.database import Store
 from docatlas.gui.graph import query
 from docatlas.gui.graph.details import EntityDetails, RelationDetails, entity_details, relation_details
+from docatlas.gui.graph.local_graph import local_graph
 from docatlas.gui.graph.model import GraphModel, load_communities, load_model
+from docatlas.gui.graph.overview import Overview, build_overview
 from docatlas.gui.graph.query import ViewSpec
 from docatlas.gui.graph.render import Rendered, render_image
 from docatlas.gui.graph.scene import Scene, build_scene
+from docatlas.gui.graph.shown_export import write_shown
 from docatlas.gui.tasks import Job, TaskContext, writes_workspace
 
-Built = tuple[GraphModel, Scene, query.Look]
+Built = tuple[GraphModel, Scene | None, query.Look, Overview | None]
+DETAIL_LATER_FROM = 20_000  # nodes from which the first scene is the communities' and the full one follows
+
+
+def _built(model: GraphModel, spec: ViewSpec, generation: int, detail: bool) -> Built:
+    """The look, the community overview (big graphs) and, when `detail`, the scene of every node."""
+    look = query.compute_look(model, spec)
+    overview = build_overview(model, look, generation) if model.size >= DETAIL_LATER_FROM else None
+    scene = build_scene(model, look, generation) if detail or overview is None else None
+    return model, scene, look, overview
 
 
 def load_graph_job(db_path: Path, spec: ViewSpec, selected: list[str], relayout: bool, generation: int) -> Job:
@@ -37,8 +50,7 @@ def load_graph_job(db_path: Path, spec: ViewSpec, selected: list[str], relayout:
             model = load_model(store, relayout=relayout, cancel=context.cancel.is_set)
         chosen = tuple(model.index[k] for k in selected if k in model.index)
         filters = replace(spec.filters, around=chosen if spec.filters.around else ())
-        look = query.compute_look(model, replace(spec, filters=filters, selection=chosen))
-        return model, build_scene(model, look, generation), look
+        return _built(model, replace(spec, filters=filters, selection=chosen), generation, detail=False)
     return run
 
 
@@ -69,8 +81,7 @@ def communities_job(db_path: Path, model: GraphModel) -> Job:
 def scene_job(model: GraphModel, spec: ViewSpec, generation: int) -> Job:
     """The scene for the controls and selection in `spec` (no store needed)."""
     def run(context: TaskContext) -> Built:
-        look = query.compute_look(model, spec)
-        return model, build_scene(model, look, generation), look
+        return _built(model, spec, generation, detail=True)
     return run
 
 
@@ -79,7 +90,7 @@ def render_job(scene: Scene, size: QSize, transform: QTransform, ratio: float, r
     size, transform = QSize(size), QTransform(transform)
 
     def run(context: TaskContext) -> Rendered:
-        return Rendered(render_image(scene, size, transform, ratio), transform, scene.generation, request)
+        return Rendered(render_image(scene, size, transform, ratio), transform, scene.generation, request, scene)
     return run
 
 
@@ -116,4 +127,47 @@ def export_job(db_path: Path, fmt: str, path: Path) -> Job:
     def run(context: TaskContext) -> Path:
         with Store(db_path) as store:
             return export(store, fmt, Path(path))
+    return run
+
+
+def pin_job(db_path: Path, key: str, x: float, y: float) -> Job:
+    """Pin a dragged node where it was dropped (layout units)."""
+    def run(context: TaskContext) -> None:
+        with Store(db_path) as store:
+            layout.pin(store, key, x, y)
+    return writes_workspace(run)
+
+
+def unpin_job(db_path: Path) -> Job:
+    """Release every pinned node."""
+    def run(context: TaskContext) -> None:
+        with Store(db_path) as store:
+            layout.unpin_all(store)
+    return writes_workspace(run)
+
+
+def local_graph_job(model: GraphModel, root: int, spec: ViewSpec) -> Job:
+    """A node's neighbourhood to `spec.depth`, laid out by itself: (sub-model, scene, look)."""
+    def run(context: TaskContext) -> tuple[GraphModel, Scene, query.Look]:
+        sub, local_root = local_graph(model, root, spec.depth, cancel=context.cancel.is_set)
+        look = query.compute_look(sub, replace(spec, filters=query.Filters(), selection=(local_root,), focus=False))
+        return sub, build_scene(sub, look, 0), look
+    return run
+
+
+def shown_export_job(model: GraphModel, look: query.Look, fmt: str, path: Path) -> Job:
+    """Write the shown part of the graph as GraphML or GEXF; returns the path written."""
+    def run(context: TaskContext) -> Path:
+        return write_shown(model, look, fmt, Path(path))
+    return run
+
+
+def table_csv_job(header: list[str], rows: list[list[object]], path: Path) -> Job:
+    """Write a table's rows (as shown: filtered and sorted) to a CSV file; returns the path."""
+    def run(context: TaskContext) -> Path:
+        with open(path, "w", newline="", encoding="utf-8") as out:
+            writer = csv.writer(out)
+            writer.writerow(header)
+            writer.writerows(rows)
+        return Path(path)
     return run
