@@ -99,7 +99,7 @@ def test_main_opens_the_window_and_returns_when_it_closes(qtbot, monkeypatch, se
         assert app.main(data_dir=str(paths.data_dir())) == 0
     finally:
         logging.captureWarnings(False)
-    assert any(title.startswith("DocAtlas — ") for title in seen["titles"])
+    assert any(title.endswith(" — DocAtlas") and title.count("DocAtlas") == 1 for title in seen["titles"])
 
 
 def test_wrong_values_in_settings_json_are_shown_in_the_window(qtbot, server, workspace_dir):

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QP
 
 from docatlas.core.base import paths
 from docatlas.core.base.errors import DocAtlasError
-from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings, load_settings
 from docatlas.core.llm.admin import OllamaProbe
 from docatlas.gui.dialogs.interaction import Interaction
@@ -28,12 +27,12 @@ from docatlas.gui.dialogs.ollama_setup import OllamaSetupDialog
 from docatlas.gui.formatting import duration
 from docatlas.gui.graph import GraphExplorer
 from docatlas.gui.gui_state import GuiState, load_state, save_state
-from docatlas.gui.ingestion import IngestionController, describe_step
-from docatlas.gui.jobs import probe_job
+from docatlas.gui.ingestion import IngestionController
 from docatlas.gui.menus import build_menus
+from docatlas.gui.ollama_watch import OllamaWatch
 from docatlas.gui.prompts.panel import PromptsPanel
-from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
-from docatlas.gui.theme import apply_theme
+from docatlas.gui.tasks import TaskFailure, TaskRunner
+from docatlas.gui.theme import apply_theme, error_style
 from docatlas.gui.views.chat_panel import ChatPanel
 from docatlas.gui.views.documents_panel import DocumentsPanel
 from docatlas.gui.views.ollama_status import OllamaStatusButton
@@ -41,7 +40,6 @@ from docatlas.gui.workspace import READS, Workspace
 
 log = logging.getLogger("docatlas.gui.window")
 
-RECHECK_OLLAMA_MS = 60_000
 ERROR_SHOWN_MS = 30_000
 
 
@@ -56,8 +54,9 @@ class MainWindow(QMainWindow):
         self.state = state or load_state()
         self.interaction = Interaction(self)
         self.tasks = TaskRunner(self)
-        self.last_probe: OllamaProbe | None = None
-        self.probe_task: BackgroundTask | None = None
+        self.ollama_watch = OllamaWatch(self.tasks, lambda: self.settings, self)
+        self.ollama_watch.changed.connect(self._on_probe)
+        self._first_check_done = False
         self.ollama_dialog: OllamaSetupDialog | None = None
         self._closing = False
         self.setAcceptDrops(True)
@@ -82,10 +81,8 @@ class MainWindow(QMainWindow):
         self._restore_layout()
         self.show_ollama_status()
         self.show_settings_warnings()
-        self._recheck = QTimer(self, interval=RECHECK_OLLAMA_MS, timeout=self.check_ollama)
         if check_ollama:
-            QTimer.singleShot(0, self.check_ollama)
-            self._recheck.start()
+            QTimer.singleShot(0, self.ollama_watch.start)
 
     # -- building ----------------------------------------------------------------------
     def _build_status_bar(self) -> None:
@@ -142,7 +139,7 @@ class MainWindow(QMainWindow):
         self.documents_panel.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.chat_panel.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.chat_panel.ollama_needed.connect(self.open_ollama_setup)
-        self.setWindowTitle(f"DocAtlas — {self.workspace.name}")
+        self.setWindowTitle(f"{self.workspace.name} — DocAtlas")
         self.state.remember_workspace(self.workspace.folder)
         self.graph_tab.reload()
         self._show_idle()
@@ -211,23 +208,25 @@ class MainWindow(QMainWindow):
         menu.setEnabled(bool(self.state.recent))
 
     # -- Ollama ------------------------------------------------------------------------
+    @property
+    def last_probe(self) -> OllamaProbe | None:
+        """What the last check of the configured host found (None: not checked yet)."""
+        return self.ollama_watch.probe
+
     def check_ollama(self) -> None:
-        """Check the Ollama host in the background; the status bar shows the result."""
-        if self.probe_task is not None or self._closing:
-            return
-        self.probe_task = self.tasks.run("Checking Ollama", probe_job(self.settings),
-                                         on_success=self._on_probe, on_finished=self._probe_finished)
+        """Check the Ollama host in the background; the status bar and the dialog show the result."""
+        if not self._closing:
+            self.ollama_watch.check()
 
-    def _probe_finished(self) -> None:
-        self.probe_task = None
-
-    def _on_probe(self, probe: OllamaProbe) -> None:
-        first_check = self.last_probe is None
-        self.last_probe = probe
+    def _on_probe(self, probe: OllamaProbe | None) -> None:
         self.show_ollama_status()
+        if probe is None:
+            return
+        first_check, self._first_check_done = not self._first_check_done, True
         if first_check and (self.first_run or not probe.reachable):
             self.open_ollama_setup(probe.error)
-        elif self.ollama_dialog is not None and self.ollama_dialog.isVisible():
+        elif self.ollama_dialog is not None and self.ollama_dialog.isVisible() and \
+                self.ollama_dialog.edited_settings().ollama.host == self.settings.ollama.host:
             self.ollama_dialog.show_probe(probe)
 
     def show_settings_warnings(self) -> None:
@@ -258,6 +257,7 @@ class MainWindow(QMainWindow):
             dialog.show_probe(self.last_probe)
         if reason:
             dialog.status_label.setText(reason)
+            dialog.status_label.setStyleSheet(error_style())
         dialog.show()
         dialog.raise_()
         return dialog
@@ -265,15 +265,13 @@ class MainWindow(QMainWindow):
     def _on_dialog_probe(self, probe: OllamaProbe) -> None:
         if probe.host and self.ollama_dialog is not None and \
                 self.ollama_dialog.edited_settings().ollama.host == self.settings.ollama.host:
-            self.last_probe = probe
-            self.show_ollama_status()
+            self.ollama_watch.set_probe(probe)
 
     def apply_settings(self, settings: Settings) -> None:
         """Use new settings (just saved, so settings.json is right again) from now on and check Ollama again."""
         self.settings = replace(settings, warnings=())
         self.first_run = False
-        self.last_probe = None
-        self.show_ollama_status()
+        self.ollama_watch.forget()
         self.show_settings_warnings()
         self.check_ollama()
         self.statusBar().showMessage("Settings saved.", ERROR_SHOWN_MS)
@@ -285,26 +283,32 @@ class MainWindow(QMainWindow):
         self.apply_settings(settings)
 
     # -- status ------------------------------------------------------------------------
-    def _show_work(self, item: object) -> None:
-        text, done, total, eta = describe_step(item)
-        failed = item.documents_failed + item.chunks_failed if isinstance(item, Progress) else 0
-        self.work_label.setText(f"{text} {done}/{total}" + (f" · ETA {duration(eta)}" if eta else "")
-                                + (f" · {failed} failed" if failed else ""))
-        self.work_bar.setRange(0, max(1, total))
-        self.work_bar.setValue(min(done, max(1, total)))
-        self.work_bar.show()
-
-    def _show_idle(self) -> None:
+    def _show_work(self, _item: object = None) -> None:
+        """Show the run as `IngestionController.run_state` describes it: status bar, bar, title."""
         if not self.workspace.is_open:
             return
-        if self.ingestion.paused:
-            self.work_label.setText("Paused")
-        elif not self.ingestion.busy:
-            counts = self.workspace.counts
-            failed = f" · {counts.failed} failed" if counts.failed else ""
-            self.work_label.setText(f"Ready · {counts.documents} documents{failed} · {counts.chunks} chunks"
-                                    f" · {counts.entities} entities")
-            self.work_bar.hide()
+        state = self.ingestion.run_state()
+        self.setWindowTitle(state.window_title(self.workspace.name))
+        if state.active:
+            counted = f" {state.done}/{state.total}" if state.total and state.phase != "retrying" else ""
+            eta = f" · ETA {duration(state.eta)}" if state.eta and state.phase == "running" else ""
+            failed = f" · {len(state.failures)} failed" if state.failures else ""
+            if state.phase in ("pausing", "paused", "cancelling"):
+                counted = ""
+            self.work_label.setText(f"{state.text}{counted}{eta}{failed}")
+            self.work_bar.setRange(0, max(1, state.total))
+            self.work_bar.setValue(min(state.done, max(1, state.total)))
+            self.work_bar.show()
+            return
+        counts = self.workspace.counts
+        failed = f" ({counts.failed} failed)" if counts.failed else ""
+        ready = state.text if state.phase == "stopped" else "Ready"
+        self.work_label.setText(f"{ready} · {counts.documents} document{'s' if counts.documents != 1 else ''}"
+                                f"{failed} · {counts.chunks} chunks · {counts.entities} entities")
+        self.work_bar.hide()
+
+    def _show_idle(self) -> None:
+        self._show_work()
 
     def _on_run_failed(self, failure: TaskFailure) -> None:
         self.show_error(failure.message)
@@ -376,7 +380,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self._closing = True
-        self._recheck.stop()
+        self.ollama_watch.stop()
         self._save_layout()
         if self.ollama_dialog is not None:
             self.ollama_dialog.close()

@@ -22,7 +22,8 @@ from docatlas.gui.tasks import Job, TaskContext
 READ_DOCUMENTS, READ_PASSAGE, READ_DELETION = "Reading the documents", "Reading the passage", \
     "Reading what the documents support"
 READ_PROMPTS = "Reading the prompts"
-READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION, READ_PROMPTS))
+READ_OLLAMA = "Checking Ollama"
+READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION, READ_PROMPTS, READ_OLLAMA))
 
 class Workspace:
     """An open workspace (one data directory, one graph)."""

@@ -129,6 +129,8 @@ class OllamaLLM:
         self._lock = threading.Lock()
         self._contexts: dict[str, int] = {}
         self._no_think: set[str] = set()
+        # told (retry number, retries allowed) before each retry, from the calling thread
+        self.on_retry: Callable[[int, int], None] | None = None
 
     # -- public API -----------------------------------------------------------------------
     def chat(
@@ -372,6 +374,8 @@ class OllamaLLM:
                     attempts - 1,
                     delay,
                 )
+                if self.on_retry is not None:
+                    self.on_retry(attempt + 1, attempts - 1)
                 if cancel is not None:
                     cancel.wait(delay)
                     _raise_if_cancelled(cancel)

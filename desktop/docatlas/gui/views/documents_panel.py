@@ -28,7 +28,7 @@ from docatlas.core.base.progress import Progress
 from docatlas.core.storage.read_models import entities_only_in
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.formatting import duration
-from docatlas.gui.ingestion import IngestionController, describe_step
+from docatlas.gui.ingestion import IngestionController
 from docatlas.gui.models.documents_model import ID_ROLE, SORT_ROLE, STATUS, DocumentTableModel, RunView
 from docatlas.gui.models.workspace_reader import DocumentsRead
 from docatlas.gui.tasks import BackgroundTask, TaskFailure
@@ -57,11 +57,12 @@ class DocumentsPanel(QWidget):
         self.deletion_read: BackgroundTask | None = None  # reading what a deletion would take with it
         self._build()
         self.reader.rows_read.connect(self._on_rows_read)
+        self.reader.counts_read.connect(lambda _counts: self._show_run())
         controller.progressed.connect(self._on_progress)
         controller.state_changed.connect(self._on_state_changed)
         controller.documents_changed.connect(self.refresh)
         controller.finished.connect(self._on_finished)
-        controller.failed.connect(lambda failure: self._show_notice(failure.message, error=True))
+        controller.failed.connect(lambda _failure: self._show_run())
         self.refresh()
         self._on_state_changed()
 
@@ -127,6 +128,11 @@ class DocumentsPanel(QWidget):
         progress.addWidget(self.eta_label, 1)
         self.notice = QLabel(wordWrap=True, textInteractionFlags=Qt.TextInteractionFlag.TextSelectableByMouse)
         self.notice.setTextFormat(Qt.TextFormat.PlainText)
+        self.notice.hide()
+        self.failures_label = QLabel(wordWrap=True, textFormat=Qt.TextFormat.PlainText,
+                                     textInteractionFlags=Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.failures_label.setStyleSheet(error_style())
+        self.failures_label.hide()
 
         layout = QVBoxLayout(self)
         layout.addLayout(buttons)
@@ -135,6 +141,7 @@ class DocumentsPanel(QWidget):
         layout.addWidget(self.empty_hint)
         layout.addLayout(progress)
         layout.addWidget(self.notice)
+        layout.addWidget(self.failures_label)
 
     # -- reading -----------------------------------------------------------------------
     def run_view(self) -> RunView:
@@ -223,12 +230,7 @@ class DocumentsPanel(QWidget):
 
     # -- signals -----------------------------------------------------------------------
     def _on_progress(self, item: object) -> None:
-        text, done, total, eta = describe_step(item)
-        self.stage_label.setText(text)
-        self.overall_bar.setRange(0, max(1, total))
-        self.overall_bar.setValue(min(done, max(1, total)))
-        self.overall_bar.setFormat(f"{done}/{total}" if total else "")
-        self.eta_label.setText(f"ETA {duration(eta)}" if eta else "")
+        self._show_run()
         if isinstance(item, Progress):
             if item.stage == "load" and item.document_path:
                 self.reader.read_changed([item.document_path])
@@ -236,24 +238,35 @@ class DocumentsPanel(QWidget):
                 self.reader.read_changed(with_work=True)
 
     def _on_state_changed(self) -> None:
-        c = self.controller
-        if c.paused:
-            self.stage_label.setText("Paused: the calls in flight finish, no new ones start")
-            self.eta_label.setText("")
-        elif not c.busy:
-            self.stage_label.setText("Idle")
-            self.eta_label.setText("")
+        self._show_run()
         self.model.status_changed()
         self._update_buttons()
 
+    def _show_run(self) -> None:
+        """Draw the stage label, the bar, the notice and the failures from the one run state."""
+        state = self.controller.run_state()
+        self.stage_label.setText(state.text)
+        total = max(1, state.total)
+        self.overall_bar.setRange(0, total)
+        self.overall_bar.setValue(min(state.done, total) if state.active else (total if state.phase == "done" else 0))
+        self.overall_bar.setFormat(f"{state.done}/{state.total}" if state.active and state.total else "")
+        self.overall_bar.setVisible(state.active)
+        self.eta_label.setText(f"ETA {duration(state.eta)}" if state.eta and state.phase == "running" else "")
+        self.notice.setText(state.summary if not state.active else "")
+        self.notice.setStyleSheet(error_style() if state.phase == "failed" else "")
+        self.notice.setVisible(bool(self.notice.text()))
+        lines = [f"{document}: {reason}" for document, reason in state.failures]
+        self.failures_label.setText("Could not be added:\n" + "\n".join(lines) if lines else "")
+        self.failures_label.setVisible(bool(lines))
+
     def _on_finished(self, summary: str) -> None:
-        failures = [reason for _, reason in self.controller.failures]
-        self._show_notice(" ".join([summary, *failures]), error=bool(failures))
+        self._show_run()
         self.message.emit(summary)
 
     def _show_notice(self, text: str, error: bool = False) -> None:
         self.notice.setText(text)
         self.notice.setStyleSheet(error_style() if error else "")
+        self.notice.setVisible(bool(text))
 
     def _update_buttons(self) -> None:
         c = self.controller
