@@ -23,8 +23,8 @@ def test_workspaces_can_be_created_opened_and_reopened_from_the_recent_list(qtbo
     window.documents_panel.add_paths([corpus / "alpha.txt"])
     wait_idle(qtbot, window)
 
-    second = tmp_path / "second-workspace"
-    window.interaction.choose_folder = lambda title="": second
+    second = tmp_path / "not-yet" / "second-workspace"  # New makes the folder (and its parent)
+    window.interaction.choose_new_folder = lambda title="": second
     window.actions_by_name["new_workspace"].trigger()
     assert window.workspace.folder == second.resolve() and (second / "docatlas.sqlite").exists()
     assert statuses(window) == {} and "second-workspace" in window.windowTitle()

@@ -28,7 +28,7 @@ from docatlas.gui.formatting import duration
 from docatlas.gui.graph import GraphExplorer
 from docatlas.gui.gui_state import GuiState, load_state, save_state
 from docatlas.gui.ingestion import IngestionController
-from docatlas.gui.menus import build_menus
+from docatlas.gui.menus import build_menus, fill_edit_menu
 from docatlas.gui.ollama_watch import OllamaWatch
 from docatlas.gui.prompts.panel import PromptsPanel
 from docatlas.gui.tasks import TaskFailure, TaskRunner
@@ -36,6 +36,8 @@ from docatlas.gui.theme import apply_theme, error_style
 from docatlas.gui.views.chat_panel import ChatPanel
 from docatlas.gui.views.documents_panel import DocumentsPanel
 from docatlas.gui.views.ollama_status import OllamaStatusButton
+from docatlas.gui.views.workspace_bar import WorkspaceBar
+from docatlas.gui.window_fit import fit_to_screen, keep_on_screen
 from docatlas.gui.workspace import READS, Workspace
 
 log = logging.getLogger("docatlas.gui.window")
@@ -60,7 +62,9 @@ class MainWindow(QMainWindow):
         self.ollama_dialog: OllamaSetupDialog | None = None
         self._closing = False
         self.setAcceptDrops(True)
-        self.resize(1280, 800)
+        fit_to_screen(self)
+        self.workspace_bar = WorkspaceBar(self.open_workspace, self.new_workspace, self.choose_workspace, self)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.workspace_bar)
 
         self.tabs = QTabWidget()
         self.graph_tab: GraphExplorer | None = None  # one per workspace, made with it
@@ -139,8 +143,13 @@ class MainWindow(QMainWindow):
         self.documents_panel.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.chat_panel.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.chat_panel.ollama_needed.connect(self.open_ollama_setup)
+        self.chat_panel.model_box.show_models(self.last_probe)
+        self.ingestion.documents_changed.connect(self.chat_panel.check_reports)
+        self.chat_panel.check_reports()
         self.setWindowTitle(f"{self.workspace.name} — DocAtlas")
         self.state.remember_workspace(self.workspace.folder)
+        if getattr(self, "edit_menu", None) is not None:
+            fill_edit_menu(self)
         self.graph_tab.reload()
         self._show_idle()
 
@@ -152,6 +161,7 @@ class MainWindow(QMainWindow):
         else:
             self.resizeDocks([self.chat_dock], [520], Qt.Orientation.Horizontal)
         self.tabs.setCurrentIndex(min(max(0, self.state.tab), self.tabs.count() - 1))
+        keep_on_screen(self)
 
     # -- workspaces --------------------------------------------------------------------
     def open_workspace(self, folder: Path) -> bool:
@@ -180,10 +190,17 @@ class MainWindow(QMainWindow):
         return True
 
     def new_workspace(self) -> None:
-        """Create a workspace in a folder the person chooses."""
-        folder = self.interaction.choose_folder("New Workspace: Choose or Create an Empty Folder")
-        if folder is not None:
-            self.open_workspace(folder)
+        """Create a workspace in a new folder the person names (the folder is made for them)."""
+        folder = self.interaction.choose_new_folder("New Workspace: Name Its Folder")
+        if folder is None:
+            return
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.interaction.inform("Cannot Create Workspace",
+                                    f"The folder {folder} could not be created ({exc.strerror}); choose another place.")
+            return
+        self.open_workspace(folder)
 
     def choose_workspace(self) -> None:
         """Open a workspace folder the person chooses."""
@@ -206,6 +223,7 @@ class MainWindow(QMainWindow):
             action = menu.addAction(text)
             action.triggered.connect(lambda _c=False, p=text: self.open_workspace(Path(p)))
         menu.setEnabled(bool(self.state.recent))
+        self.workspace_bar.show_workspaces(self.workspace.folder, self.state.recent)
 
     # -- Ollama ------------------------------------------------------------------------
     @property
@@ -220,6 +238,7 @@ class MainWindow(QMainWindow):
 
     def _on_probe(self, probe: OllamaProbe | None) -> None:
         self.show_ollama_status()
+        self.chat_panel.model_box.show_models(probe)
         if probe is None:
             return
         first_check, self._first_check_done = not self._first_check_done, True
@@ -327,6 +346,16 @@ class MainWindow(QMainWindow):
     def show_passage(self, chunk_id: int) -> None:
         """Open the passage viewer on a chunk (for any view that points at a source)."""
         self.chat_panel.open_reference({"chunk": int(chunk_id)})
+
+    def find_in_tab(self) -> None:
+        """Ctrl+F: the search box of the current tab (documents by name, entities, prompts)."""
+        current = self.tabs.currentWidget()
+        box = getattr(current, "search_box", None) or getattr(getattr(current, "toolbar", None), "search", None)
+        if box is None:
+            self.show_error("This tab has nothing to search.")
+            return
+        box.setFocus()
+        box.selectAll()
 
     def focus_question(self) -> None:
         """Show the chat and put the cursor in the question box."""

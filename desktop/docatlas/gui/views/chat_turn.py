@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
@@ -13,6 +15,12 @@ from docatlas.gui.views.markdown_view import SafeMarkdownView
 
 RENDER_MS = 60  # while streaming, re-render the Markdown at most this often
 SHOWN_REFERENCES = 10
+
+
+def plain_sentence(text: str) -> str:
+    """An error sentence shown as plain text: the Markdown code marks of a command go ("`ollama pull x`"
+    reads as “ollama pull x”)."""
+    return re.sub(r"`([^`]*)`", "“\\1”", text).replace("`", "")
 
 
 def reference_text(ref: dict) -> str:
@@ -30,6 +38,7 @@ class TurnWidget(QFrame):
 
     reference_clicked = Signal(dict)
     link_requested = Signal(QUrl)
+    retry_requested = Signal()
 
     def __init__(self, turn: Turn, parent: QWidget | None = None):
         super().__init__(parent)
@@ -52,8 +61,12 @@ class TurnWidget(QFrame):
         self.references_layout.setSpacing(0)
         self.copy_button = QPushButton("Copy Answer", clicked=self.copy_answer)
         self.copy_button.setFlat(True)
+        self.retry_button = QPushButton("Retry", clicked=self.retry_requested)
+        self.retry_button.setToolTip("Ask this question again")
+        self.retry_button.hide()
         footer = QHBoxLayout()
         footer.addWidget(self.note_label, 1)
+        footer.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignTop)
         footer.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.addWidget(self.question_label)
@@ -88,6 +101,10 @@ class TurnWidget(QFrame):
         self.answer_view.show_markdown(self._streamed)
         self.answer_view.show()
 
+    def offer_retry(self) -> None:
+        """The question failed: show Retry."""
+        self.retry_button.show()
+
     # -- finished ----------------------------------------------------------------------
     def show_turn(self) -> None:
         """Show the turn as stored: answer, references, notes."""
@@ -102,7 +119,7 @@ class TurnWidget(QFrame):
         if self.turn.stopped:
             notes.append("Stopped before the answer was complete.")
         if self.turn.error:
-            notes.append(self.turn.error)
+            notes.append(plain_sentence(self.turn.error))
         self.note_label.setText(" · ".join(notes))
         self.note_label.setEnabled(not self.turn.error)
         self.note_label.setStyleSheet(error_style() if self.turn.error else "")
