@@ -3,11 +3,18 @@ control a person needs is on screen, not clipped by a scroll area or cut by the 
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QWidget
 
 # the window's own area on such a screen: a desktop panel and the title bar take about 60 px
+DESKTOP = Path(__file__).resolve().parents[2] / "desktop"
 LAPTOPS = {"1366x768": (1366, 768 - 60), "1280x720": (1280, 720 - 60)}
 
 
@@ -21,10 +28,37 @@ def on_screen(widget: QWidget, window: QWidget) -> bool:
     return widget.visibleRegion().boundingRect().size() == widget.size()
 
 
-def test_the_window_opens_within_the_available_screen(make_window):
-    window = make_window()
-    area = window.screen().availableGeometry()
-    assert window.width() <= area.width() and window.height() <= area.height()
+OPEN_AND_MEASURE = """
+import json, sys
+from pathlib import Path
+from PySide6.QtWidgets import QApplication
+app = QApplication(sys.argv[:1])
+from docatlas.core.base.settings import Settings
+from docatlas.gui.main_window import MainWindow
+window = MainWindow(Path(sys.argv[1]), settings=Settings(), check_ollama=False)
+window.show()
+app.processEvents()
+area = window.screen().availableGeometry()
+frame = window.frameGeometry()
+print(json.dumps([area.width(), area.height(), frame.x(), frame.y(), frame.width(), frame.height()]))
+window.shutdown()
+"""
+
+
+@pytest.mark.parametrize("laptop", sorted(LAPTOPS))
+def test_the_window_opens_sized_to_the_screen_never_larger(tmp_path, laptop):
+    width, height = (int(n) for n in laptop.split("x"))
+    config = tmp_path / "screen.json"
+    config.write_text(json.dumps({"screens": [{"name": laptop, "x": 0, "y": 0, "width": width, "height": height,
+                                               "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={config}",
+           "PYTHONPATH": os.pathsep.join([str(DESKTOP), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", OPEN_AND_MEASURE, str(tmp_path / "ws")], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    area_w, area_h, x, y, w, h = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (area_w, area_h) == (width, height)
+    assert 0 <= x and 0 <= y and x + w <= width and y + h <= height
 
 
 @pytest.mark.parametrize("laptop", sorted(LAPTOPS))

@@ -16,7 +16,15 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, QUrl
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QProgressBar, QTabWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QSizePolicy,
+    QTabWidget,
+)
 
 from docatlas.core.base import paths
 from docatlas.core.base.errors import DocAtlasError
@@ -24,7 +32,7 @@ from docatlas.core.base.settings import Settings, load_settings
 from docatlas.core.llm.admin import OllamaProbe
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.dialogs.ollama_setup import OllamaSetupDialog
-from docatlas.gui.formatting import duration
+from docatlas.gui.formatting import button_text, duration, plain_tip
 from docatlas.gui.graph import GraphExplorer
 from docatlas.gui.gui_state import GuiState, load_state, save_state
 from docatlas.gui.ingestion import IngestionController
@@ -90,7 +98,9 @@ class MainWindow(QMainWindow):
 
     # -- building ----------------------------------------------------------------------
     def _build_status_bar(self) -> None:
-        self.work_label = QLabel("Ready")
+        self.work_label = QLabel("Ready", textFormat=Qt.TextFormat.PlainText)
+        self.work_label.setMinimumWidth(160)  # long texts are cut here; the tooltip has them whole
+        self.work_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.work_bar = QProgressBar(maximumWidth=160, textVisible=False)
         self.work_bar.setRange(0, 1)
         self.work_bar.hide()
@@ -140,6 +150,7 @@ class MainWindow(QMainWindow):
         self.ingestion.failed.connect(self._on_run_failed)
         self.ingestion.finished.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.ingestion.ollama_needed.connect(self.open_ollama_setup)
+        self.documents_panel.passage_requested.connect(self.show_passage)
         self.documents_panel.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.chat_panel.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.chat_panel.ollama_needed.connect(self.open_ollama_setup)
@@ -220,7 +231,7 @@ class MainWindow(QMainWindow):
             return
         menu.clear()
         for text in self.state.recent:
-            action = menu.addAction(text)
+            action = menu.addAction(button_text(text))
             action.triggered.connect(lambda _c=False, p=text: self.open_workspace(Path(p)))
         menu.setEnabled(bool(self.state.recent))
         self.workspace_bar.show_workspaces(self.workspace.folder, self.state.recent)
@@ -314,7 +325,7 @@ class MainWindow(QMainWindow):
             failed = f" · {len(state.failures)} failed" if state.failures else ""
             if state.phase in ("pausing", "paused", "cancelling"):
                 counted = ""
-            self.work_label.setText(f"{state.text}{counted}{eta}{failed}")
+            self._set_work_text(f"{state.text}{counted}{eta}{failed}")
             self.work_bar.setRange(0, max(1, state.total))
             self.work_bar.setValue(min(state.done, max(1, state.total)))
             self.work_bar.show()
@@ -322,12 +333,16 @@ class MainWindow(QMainWindow):
         counts = self.workspace.counts
         failed = f" ({counts.failed} failed)" if counts.failed else ""
         ready = state.text if state.phase == "stopped" else "Ready"
-        self.work_label.setText(f"{ready} · {counts.documents} document{'s' if counts.documents != 1 else ''}"
+        self._set_work_text(f"{ready} · {counts.documents} document{'s' if counts.documents != 1 else ''}"
                                 f"{failed} · {counts.chunks} chunks · {counts.entities} entities")
         self.work_bar.hide()
 
     def _show_idle(self) -> None:
         self._show_work()
+
+    def _set_work_text(self, text: str) -> None:
+        self.work_label.setText(text)
+        self.work_label.setToolTip(plain_tip(text))
 
     def _on_run_failed(self, failure: TaskFailure) -> None:
         self.show_error(failure.message)
@@ -394,6 +409,13 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event: QDropEvent) -> None:
         """Add dropped files and folders to the workspace."""
         self.documents_panel.dropEvent(event)
+
+    def showEvent(self, event) -> None:
+        """On the first show the window frame is known: keep the whole frame on the screen (Qt override)."""
+        super().showEvent(event)
+        if not getattr(self, "_fitted", False):
+            self._fitted = True
+            keep_on_screen(self)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop work in progress first (the window closes when it has stopped), then save the layout."""

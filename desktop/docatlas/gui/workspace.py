@@ -23,7 +23,9 @@ READ_DOCUMENTS, READ_PASSAGE, READ_DELETION = "Reading the documents", "Reading 
     "Reading what the documents support"
 READ_PROMPTS = "Reading the prompts"
 READ_OLLAMA, READ_REPORTS = "Checking Ollama", "Reading whether topic reports exist"
-READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION, READ_PROMPTS, READ_OLLAMA, READ_REPORTS))
+READ_PREVIEW = "Reading a document's preview"
+READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION, READ_PROMPTS, READ_OLLAMA, READ_REPORTS,
+                   READ_PREVIEW))
 
 class Workspace:
     """An open workspace (one data directory, one graph)."""

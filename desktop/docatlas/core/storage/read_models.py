@@ -190,3 +190,13 @@ def chunk_text(store: Store, chunk_id: int) -> str | None:
     """The text of one chunk, or None when it is gone."""
     rows = store.query("SELECT text FROM chunks WHERE id = ?", (chunk_id,))
     return rows[0]["text"] if rows else None
+
+
+def document_preview(store: Store, document_id: int, chunks: int = 3) -> tuple[int | None, str]:
+    """The id of a document's first chunk and the text of its first `chunks` chunks (a preview,
+    bounded by the chunk size, never the whole document); (None, "") when it has none."""
+    rows = store.query("SELECT id, text FROM chunks WHERE document_id = ? ORDER BY idx LIMIT ?",
+                       (document_id, chunks))
+    if not rows:
+        return None, ""
+    return rows[0]["id"], "\n\n".join(r["text"].strip() for r in rows)

@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from docatlas.core.storage.read_models import DocumentSummary
-from docatlas.gui.formatting import duration, human_size
+from docatlas.gui.formatting import duration, human_size, plain_tip
 from docatlas.gui.theme import error_color
 
 COLUMNS = ("Name", "Type", "Size", "Chunks", "Status", "Entities")
@@ -95,8 +95,8 @@ class DocumentTableModel(QAbstractTableModel):
             return row.id
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == STATUS and row.error:
-                return row.error
-            return row.path if column == NAME else None
+                return plain_tip(row.error)
+            return plain_tip(row.path) if column == NAME else None
         if role == Qt.ItemDataRole.ForegroundRole and column == STATUS and row.status == "failed" \
                 and not row.chunks_pending:
             return error_color()

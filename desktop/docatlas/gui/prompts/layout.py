@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTreeWidget,
     QTreeWidgetItem,
@@ -76,9 +75,7 @@ def build_panel(panel: Any) -> None:
     column.addLayout(row)
     split = QSplitter(Qt.Orientation.Horizontal)
     split.addWidget(left)
-    scroll = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
-    scroll.setWidget(panel.editor)  # the window may be smaller than everything the editor shows
-    split.addWidget(scroll)
+    split.addWidget(panel.editor)  # not in a scroll area: its Save row stays in sight (the tabs scroll)
     split.setStretchFactor(1, 3)
     split.setSizes([280, 900])
     top = QHBoxLayout()

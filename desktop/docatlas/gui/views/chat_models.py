@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QComboBox, QWidget
 
 from docatlas.core.base.settings import Settings
 from docatlas.core.llm.admin import OllamaProbe
+from docatlas.gui.formatting import plain_tip
 
 MARK = "● "  # before the model answers are asked of
 
@@ -48,7 +49,7 @@ class ChatModelBox(QComboBox):
         self.clear()
         for name in names:
             self.addItem((MARK if name == current else "") + name, name)
-            self.setItemData(self.count() - 1, name + (" (in use)" if name == current else ""),
+            self.setItemData(self.count() - 1, plain_tip(name + (" (in use)" if name == current else "")),
                              Qt.ItemDataRole.ToolTipRole)
         self.setCurrentIndex(names.index(current))
         self.blockSignals(False)

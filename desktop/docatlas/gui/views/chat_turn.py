@@ -9,7 +9,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from docatlas.gui.conversations import Turn
-from docatlas.gui.formatting import page_text
+from docatlas.gui.formatting import button_text, page_text, plain_tip
 from docatlas.gui.theme import error_style
 from docatlas.gui.views.markdown_view import SafeMarkdownView
 
@@ -137,13 +137,13 @@ class TurnWidget(QFrame):
         title.setEnabled(False)
         self.references_layout.addWidget(title)
         for ref in references[:SHOWN_REFERENCES]:
-            button = QPushButton(reference_text(ref))
+            button = QPushButton(button_text(reference_text(ref)))
             button.setFlat(True)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             button.setStyleSheet("text-align: left; padding: 2px 4px;"
                                  + (" font-weight: bold;" if ref.get("cited") else ""))
             cited = "The answer cites this passage." if ref.get("cited") else "Part of the answer's context."
-            button.setToolTip(f"{ref.get('document')}\n{cited} Click to open it.")
+            button.setToolTip(plain_tip(f"{ref.get('document')}\n{cited} Click to open it."))
             button.clicked.connect(lambda _=False, r=ref: self.reference_clicked.emit(r))
             self.references_layout.addWidget(button)
 

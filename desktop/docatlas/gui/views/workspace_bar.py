@@ -12,6 +12,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QSizePolicy, QToolBar, QWidget
 
+from docatlas.gui.formatting import plain_tip
+
 NEW_WORKSPACE, OPEN_WORKSPACE = "New Workspace…", "Open Workspace…"
 
 
@@ -45,7 +47,7 @@ class WorkspaceBar(QToolBar):
         for text in [current_text, *[p for p in recent if p != current_text]]:
             name = Path(text).name or text
             self.switcher.addItem(name, text)
-            self.switcher.setItemData(self.switcher.count() - 1, text, Qt.ItemDataRole.ToolTipRole)
+            self.switcher.setItemData(self.switcher.count() - 1, plain_tip(text), Qt.ItemDataRole.ToolTipRole)
         self.switcher.setCurrentIndex(0)
         self.switcher.blockSignals(False)
 
