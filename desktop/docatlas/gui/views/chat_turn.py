@@ -61,7 +61,7 @@ class TurnWidget(QFrame):
         self.references_layout.setSpacing(0)
         self.copy_button = QPushButton("Copy Answer", clicked=self.copy_answer)
         self.copy_button.setFlat(True)
-        self.retry_button = QPushButton("Retry", clicked=self.retry_requested)
+        self.retry_button = QPushButton("Retry", clicked=lambda: self.retry_requested.emit())
         self.retry_button.setToolTip("Ask this question again")
         self.retry_button.hide()
         footer = QHBoxLayout()
