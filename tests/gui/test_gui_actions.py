@@ -118,7 +118,7 @@ def test_ctrl_f_goes_to_the_filter_box_and_the_filter_narrows_the_table(qtbot, m
     panel = window.documents_panel
     window.tabs.setCurrentIndex(0)
     window.actions_by_name["find"].trigger()
-    assert panel.search_box.hasFocus() or QApplication.focusWidget() is panel.search_box
+    assert window.focusWidget() is panel.search_box
     qtbot.keyClicks(panel.search_box, "ALPHA")
     shown = [panel.proxy.index(r, 0).data() for r in range(panel.proxy.rowCount())]
     assert shown == ["alpha.txt"]
@@ -189,3 +189,31 @@ def test_hostile_names_and_answers_stay_text(qtbot, make_window, tmp_path):
     tip = window.workspace_bar.switcher.itemData(0, Qt.ItemDataRole.ToolTipRole)
     assert "<img" not in tip and "&lt;img" in tip
 
+
+
+def test_an_export_says_where_it_wrote_and_shows_the_file(qtbot, make_window, tmp_path):
+    window = make_window()
+    asked = stub_questions(window)
+    target = tmp_path / "out" / "prompts.json"
+    target.parent.mkdir()
+    window.prompts_tab.files.choose_export = lambda suggested: target
+    window.tabs.setCurrentIndex(2)
+    qtbot.mouseClick(window.prompts_tab.export_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: target.exists() and window.show_file_button.isVisible(), timeout=10_000)
+    assert window.statusBar().currentMessage() == f"Wrote prompts.json to {target.parent}."
+    qtbot.mouseClick(window.show_file_button, Qt.MouseButton.LeftButton)
+    assert asked[-1] == QUrl.fromLocalFile(str(target.parent)).toString()
+
+
+def test_ctrl_f_on_the_prompts_tab_finds_a_prompt(qtbot, make_window):
+    window = make_window()
+    window.tabs.setCurrentIndex(2)
+    window.actions_by_name["find"].trigger()
+    panel = window.prompts_tab
+    assert window.focusWidget() is panel.search_box
+    qtbot.keyClicks(panel.search_box, "keywords")
+    visible = [panel.tree.topLevelItem(g).child(c).text(0) for g in range(panel.tree.topLevelItemCount())
+               for c in range(panel.tree.topLevelItem(g).childCount())
+               if not panel.tree.topLevelItem(g).child(c).isHidden()]
+    total = sum(panel.tree.topLevelItem(g).childCount() for g in range(panel.tree.topLevelItemCount()))
+    assert 0 < len(visible) < total

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QProgressBar,
+    QPushButton,
     QSizePolicy,
     QTabWidget,
 )
@@ -108,7 +109,12 @@ class MainWindow(QMainWindow):
         self.settings_label.hide()
         self.ollama_button = OllamaStatusButton()
         self.ollama_button.clicked.connect(lambda: self.open_ollama_setup())
+        self.show_file_button = QPushButton("Show File", clicked=lambda: self._show_written_file())
+        self.show_file_button.setToolTip("Open the folder that holds the file just written")
+        self.show_file_button.hide()
+        self.written: Path | None = None
         bar = self.statusBar()
+        bar.addPermanentWidget(self.show_file_button)
         bar.addPermanentWidget(self.settings_label)
         bar.addPermanentWidget(self.work_label)
         bar.addPermanentWidget(self.work_bar)
@@ -127,6 +133,7 @@ class MainWindow(QMainWindow):
                                         self.ingestion)
         self.prompts_tab.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.prompts_tab.sets.settings_saved.connect(self._profile_chosen)
+        self.prompts_tab.sets.wrote.connect(self.show_written)
         if self.state.chat_mode:
             self.chat_panel.set_mode(self.state.chat_mode)
         current = self.tabs.currentIndex()
@@ -351,6 +358,20 @@ class MainWindow(QMainWindow):
         """Show one sentence in the status bar (the detail is already in the log)."""
         log.info("shown to the user: %s", sentence)
         self.statusBar().showMessage(sentence, ERROR_SHOWN_MS)
+
+    def show_written(self, path: Path) -> None:
+        """An export was written: say where, and offer a button that shows the file."""
+        self.written = Path(path)
+        self.statusBar().showMessage(f"Wrote {self.written.name} to {self.written.parent}.", ERROR_SHOWN_MS)
+        self.show_file_button.show()
+        QTimer.singleShot(ERROR_SHOWN_MS, self.show_file_button.hide)
+
+    def _show_written_file(self) -> None:
+        if self.written is None:
+            return
+        folder = self.written if self.written.is_dir() else self.written.parent
+        if not self.interaction.open_url(QUrl.fromLocalFile(str(folder))):
+            self.show_error(f"No file manager could be opened; the file is at {self.written}.")
 
     def refresh(self) -> None:
         """Read the workspace again."""

@@ -24,12 +24,12 @@ from PySide6.QtWidgets import (
 
 from docatlas.core.base.errors import ModelNotFound, OllamaUnreachable
 from docatlas.core.retrieval.answer import Answer
+from docatlas.core.storage.communities import has_reports
 from docatlas.core.storage.read_models import Passage, passage
 from docatlas.gui.conversations import Turn, slim_reference
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.jobs import ask_job
 from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
-from docatlas.core.storage.communities import has_reports
 from docatlas.gui.views.chat_models import ChatModelBox
 from docatlas.gui.views.chat_turn import TurnWidget, plain_sentence
 from docatlas.gui.views.passage_viewer import PassageViewer
