@@ -54,8 +54,8 @@ def test_cancel_keeps_finished_chunks_and_resume_finishes(qtbot, make_window, se
     assert window.workspace.store.counts()["chunks_pending"] == 0
     assert statuses(window)["letters.txt"] == "done"
     assert not panel.resume_banner.isVisibleTo(panel)
-    assert panel.stage_label.text().startswith("Done: 1 document, ")  # this run's document, not 0
-    assert f"{left} chunks extracted" in panel.stage_label.text()
+    assert panel.notice.text().startswith("Done: 1 document, ")  # this run's document, not 0
+    assert f"{left} chunks extracted" in panel.notice.text() and panel.stage_label.text() == "Done"
 
 
 def test_pause_holds_the_run_and_resume_continues_it(qtbot, make_window, server, tmp_path):

@@ -25,7 +25,7 @@ def test_a_retried_call_is_said_in_the_stage_label_and_the_status_bar(qtbot, mak
     assert ("Ollama is not answering; retrying, 1 of 3", ) == (said[0][0],)
     assert any(label.startswith("Ollama is not answering; retrying, 2 of 3") for label, _ in said)
     assert all(status.startswith("Ollama is not answering") and "ETA" not in status for _, status in said)
-    assert panel.stage_label.text().startswith("Done: 1 document")  # the retries worked
+    assert panel.notice.text().startswith("Done: 1 document")  # the retries worked
 
 
 def test_the_title_shows_the_percentage_and_the_name_once(qtbot, make_window, server, tmp_path):

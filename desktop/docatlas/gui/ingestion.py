@@ -204,7 +204,7 @@ class IngestionController(QObject):
             if result.cancelled:
                 self.ended = stopped_state(chunks_left(p), summary, failures)
             else:
-                text = summary if not failures else summary + f" {len(failures)} could not be added (listed below)."
+                text = "Done" if not failures else f"Done; {len(failures)} could not be added (listed below)"
                 self.ended = RunState("done", text, summary=summary, failures=failures)
             self.finished.emit(summary)
         elif self.kind == "delete":

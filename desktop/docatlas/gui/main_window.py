@@ -52,6 +52,7 @@ from docatlas.gui.workspace import READS, Workspace
 log = logging.getLogger("docatlas.gui.window")
 
 ERROR_SHOWN_MS = 30_000
+WORK_TEXT_CHARS = 64
 
 
 class MainWindow(QMainWindow):
@@ -100,8 +101,7 @@ class MainWindow(QMainWindow):
     # -- building ----------------------------------------------------------------------
     def _build_status_bar(self) -> None:
         self.work_label = QLabel("Ready", textFormat=Qt.TextFormat.PlainText)
-        self.work_label.setMinimumWidth(160)  # long texts are cut here; the tooltip has them whole
-        self.work_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.work_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.work_bar = QProgressBar(maximumWidth=160, textVisible=False)
         self.work_bar.setRange(0, 1)
         self.work_bar.hide()
@@ -348,7 +348,8 @@ class MainWindow(QMainWindow):
         self._show_work()
 
     def _set_work_text(self, text: str) -> None:
-        self.work_label.setText(text)
+        """Long texts are shortened here (the status bar must fit a laptop); the tooltip has them whole."""
+        self.work_label.setText(text if len(text) <= WORK_TEXT_CHARS else text[:WORK_TEXT_CHARS - 1] + "…")
         self.work_label.setToolTip(plain_tip(text))
 
     def _on_run_failed(self, failure: TaskFailure) -> None:
@@ -362,7 +363,8 @@ class MainWindow(QMainWindow):
     def show_written(self, path: Path) -> None:
         """An export was written: say where, and offer a button that shows the file."""
         self.written = Path(path)
-        self.statusBar().showMessage(f"Wrote {self.written.name} to {self.written.parent}.", ERROR_SHOWN_MS)
+        if str(self.written) not in self.statusBar().currentMessage():  # the exporter may have said it already
+            self.statusBar().showMessage(f"Wrote {self.written.name} to {self.written.parent}.", ERROR_SHOWN_MS)
         self.show_file_button.show()
         QTimer.singleShot(ERROR_SHOWN_MS, self.show_file_button.hide)
 

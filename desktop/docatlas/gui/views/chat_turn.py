@@ -140,7 +140,7 @@ class TurnWidget(QFrame):
             button = QPushButton(button_text(reference_text(ref)))
             button.setFlat(True)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.setStyleSheet("text-align: left; padding: 2px 4px;"
+            button.setStyleSheet("text-align: left; padding: 2px 4px; color: palette(link);"
                                  + (" font-weight: bold;" if ref.get("cited") else ""))
             cited = "The answer cites this passage." if ref.get("cited") else "Part of the answer's context."
             button.setToolTip(plain_tip(f"{ref.get('document')}\n{cited} Click to open it."))

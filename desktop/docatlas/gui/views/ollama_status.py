@@ -32,13 +32,14 @@ class OllamaStatusButton(QToolButton):
             self.state, color, word = "missing", AMBER, "not installed: " + ", ".join(probe.missing)
         else:
             self.state, color, word = "ready", GREEN, "reachable"
-        text = f"● Ollama {host_label(o.host)} · chat {o.model} · embed {o.embed_model} · {word}"
+        text = f"● Ollama {word} · {o.model}"  # host and embedding model: in the tooltip
         if remote:
             text += " · REMOTE: documents leave this computer"
             color = AMBER if self.state == "ready" else color
         self.setText(button_text(text))
         self.setStyleSheet(f"QToolButton {{ color: {color}; }}")
-        tip = [f"Ollama at {host_label(o.host)}", f"Chat model: {o.model}", f"Embedding model: {o.embed_model}"]
+        tip = [f"Ollama at {host_label(o.host)}: {word}", f"Chat model: {o.model}",
+               f"Embedding model: {o.embed_model}"]
         if probe is not None and probe.error:
             tip.append(probe.error)
         if remote:
