@@ -158,7 +158,7 @@ def laptop_shots(app: QApplication, window) -> None:
             save(window, f"laptop-{theme}-{window.tabs.tabText(index).lower()}")
         window.tabs.setCurrentIndex(0)
         dialog = window.open_ollama_setup()
-        wait_until(lambda: dialog.last_probe is not None)
+        wait_until(lambda d=dialog: d.last_probe is not None)
         settle(300)
         save(dialog, f"laptop-{theme}-ollama")
         dialog.close()
