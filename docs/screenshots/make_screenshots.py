@@ -3,7 +3,8 @@
     QT_QPA_PLATFORM=offscreen python docs/screenshots/make_screenshots.py
 
 Writes documents.png, documents-running.png, chat.png, passage.png, ollama-setup.png and
-dark.png next to this file. Everything runs in temporary folders; nothing is contacted
+dark.png next to this file, and laptop-{light,dark}-{documents,graph,prompts,ollama}.png at
+1366x768. Everything runs in temporary folders; nothing is contacted
 but the local test server.
 """
 
@@ -71,6 +72,11 @@ def main() -> int:
         from docatlas.gui.main_window import MainWindow
         from docatlas.gui.theme import apply_theme
 
+        if os.environ["QT_QPA_PLATFORM"] == "offscreen":  # a laptop's screen, 1366x768
+            screen = base / "screen.json"
+            screen.write_text('{"screens": [{"name": "laptop", "x": 0, "y": 0, "width": 1366, "height": 768, '
+                              '"logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}')
+            os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={screen}"
         app = QApplication.instance() or QApplication(sys.argv[:1])
         apply_theme(app, "light")
         with FakeOllama(default_models()) as server:
@@ -84,7 +90,7 @@ def main() -> int:
             settings = settings_for(server, chunking__chunk_tokens=120, chunking__overlap_tokens=12)
             save_settings(settings, paths.settings_path())
             window = MainWindow(paths.data_dir(), settings=settings)
-            window.resize(1360, 820)
+            window.resize(1366, 768)  # a laptop screen
             window.show()
             wait_until(lambda: window.last_probe is not None)
 
@@ -135,10 +141,32 @@ def main() -> int:
             apply_theme(app, "dark")
             window.tabs.setCurrentIndex(0)
             save(window, "dark")
+            laptop_shots(app, window)
             window.shutdown()
             window.close()
         graph_shots(app)  # the graph explorer's own pictures (graph_shots.py)
     return 0
+
+
+def laptop_shots(app: QApplication, window) -> None:
+    """laptop-<theme>-<tab>.png and laptop-<theme>-ollama.png: every tab and the Ollama dialog at
+    1366x768 (the window's own area on that screen), light and dark."""
+    from docatlas.gui.theme import apply_theme
+
+    for theme in ("light", "dark"):
+        apply_theme(app, theme)
+        window.resize(1366, 768 - 60)  # a desktop panel and the title bar take about 60 px
+        for index in range(window.tabs.count()):
+            window.tabs.setCurrentIndex(index)
+            settle(600)
+            save(window, f"laptop-{theme}-{window.tabs.tabText(index).lower()}")
+        window.tabs.setCurrentIndex(0)
+        dialog = window.open_ollama_setup()
+        wait_until(lambda d=dialog: d.last_probe is not None)
+        settle(300)
+        save(dialog, f"laptop-{theme}-ollama")
+        dialog.close()
+    apply_theme(app, "light")
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ def make_window(qtbot, server, workspace_dir):
         window.interaction.confirm = lambda *args, **kw: pytest.fail(f"unexpected question: {args}")
         window.interaction.inform = lambda *args, **kw: pytest.fail(f"unexpected message box: {args}")
         window.interaction.open_url = lambda url: pytest.fail(f"unexpected open_url: {url}")
+        window.interaction.choose_new_folder = lambda *args, **kw: pytest.fail(f"unexpected folder dialog: {args}")
         qtbot.addWidget(window)
         window.show()
         windows.append(window)

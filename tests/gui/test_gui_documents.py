@@ -76,10 +76,15 @@ def test_failures_are_shown_with_the_reason_and_retry_fixes_them(qtbot, make_win
     shown = statuses(window)
     assert shown["alpha.txt"].startswith("failed: ") and "Ollama" in shown["alpha.txt"]
     assert shown["empty.txt"].startswith("failed: ")
-    assert "budget.xlsx has an unsupported type" in window.documents_panel.notice.text()
+    panel = window.documents_panel
+    assert "budget.xlsx has an unsupported type" in panel.failures_label.text()
+    assert "unsupported" not in panel.notice.text()  # failures apart from the summary
+    assert panel.notice.text().startswith("Done: ")
+    assert "(3 failed)" in window.work_label.text() or "failed)" in window.work_label.text()
     assert window.documents_panel.retry_button.isEnabled()
 
     qtbot.mouseClick(window.documents_panel.retry_button, Qt.MouseButton.LeftButton)
+    assert not panel.failures_label.isVisibleTo(panel)  # the last run's failures go when the next starts
     wait_idle(qtbot, window)
     assert statuses(window)["alpha.txt"] == "done"
 

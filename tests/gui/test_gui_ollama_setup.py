@@ -17,8 +17,8 @@ def test_ollama_down_at_start_then_up(qtbot, make_window, server):
     dialog = window.ollama_dialog
     assert "not reachable" in dialog.status_label.text() and "start Ollama" in dialog.status_label.text()
     assert "not reachable" in window.ollama_button.text() and window.ollama_button.state == "unreachable"
-    assert host_label(server.host) in window.ollama_button.text()
-    assert "qwen2.5:7b" in window.ollama_button.text() and "nomic-embed-text" in window.ollama_button.text()
+    assert host_label(server.host) in window.ollama_button.toolTip()
+    assert "qwen2.5:7b" in window.ollama_button.text() and "nomic-embed-text" in window.ollama_button.toolTip()
 
     server.start()
     qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)

@@ -41,6 +41,11 @@ def test_cancel_keeps_finished_chunks_and_resume_finishes(qtbot, make_window, se
     assert counts["chunks_pending"] > 0 and counts["chunks_done"] >= 3
     assert statuses(window)["letters.txt"].startswith("pending ")
     assert "still pending" in panel.notice.text()
+    left = counts["chunks_pending"]
+    assert panel.stage_label.text() == f"Stopped: {left} chunks left — Resume"
+    assert window.work_label.text().startswith(f"Stopped: {left} chunks left — Resume")
+    assert not panel.overall_bar.isVisibleTo(panel)  # no full "1/1" bar beside a stopped run
+    assert window.windowTitle() == f"{window.workspace.name} — DocAtlas"
     assert panel.resume_banner.isVisibleTo(panel) and panel.resume_button.isEnabled()
 
     server.latency = 0.0
@@ -49,6 +54,8 @@ def test_cancel_keeps_finished_chunks_and_resume_finishes(qtbot, make_window, se
     assert window.workspace.store.counts()["chunks_pending"] == 0
     assert statuses(window)["letters.txt"] == "done"
     assert not panel.resume_banner.isVisibleTo(panel)
+    assert panel.notice.text().startswith("Done: 1 document, ")  # this run's document, not 0
+    assert f"{left} chunks extracted" in panel.notice.text() and panel.stage_label.text() == "Done"
 
 
 def test_pause_holds_the_run_and_resume_continues_it(qtbot, make_window, server, tmp_path):
@@ -58,11 +65,17 @@ def test_pause_holds_the_run_and_resume_continues_it(qtbot, make_window, server,
     panel.add_paths([long_corpus(tmp_path)])
     qtbot.waitUntil(lambda: extracted_some(window, 2), timeout=20_000)
     qtbot.mouseClick(panel.pause_button, Qt.MouseButton.LeftButton)
-    assert window.ingestion.paused and panel.stage_label.text().startswith("Paused")
+    assert window.ingestion.paused and panel.stage_label.text().startswith("Paus")
     assert not panel.pause_button.isEnabled() and panel.resume_button.isEnabled()
+    qtbot.waitUntil(lambda: window.ingestion.phase == "paused", timeout=5000)
     panel.refresh()
     wait_read(qtbot, window)
     assert statuses(window)["letters.txt"].startswith("paused ")
+    # every place says paused, none shows an ETA, and later ticks do not bring "Extracting" back
+    for text in (panel.stage_label.text(), window.work_label.text()):
+        assert text.startswith("Paused at ") and "ETA" not in text
+    assert panel.eta_label.text() == ""
+    assert window.windowTitle().endswith(f"paused — {window.workspace.name} — DocAtlas")
 
     server.latency = 0.0
     qtbot.mouseClick(panel.resume_button, Qt.MouseButton.LeftButton)

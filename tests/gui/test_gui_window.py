@@ -23,8 +23,8 @@ def test_workspaces_can_be_created_opened_and_reopened_from_the_recent_list(qtbo
     window.documents_panel.add_paths([corpus / "alpha.txt"])
     wait_idle(qtbot, window)
 
-    second = tmp_path / "second-workspace"
-    window.interaction.choose_folder = lambda title="": second
+    second = tmp_path / "not-yet" / "second-workspace"  # New makes the folder (and its parent)
+    window.interaction.choose_new_folder = lambda title="": second
     window.actions_by_name["new_workspace"].trigger()
     assert window.workspace.folder == second.resolve() and (second / "docatlas.sqlite").exists()
     assert statuses(window) == {} and "second-workspace" in window.windowTitle()
@@ -99,7 +99,7 @@ def test_main_opens_the_window_and_returns_when_it_closes(qtbot, monkeypatch, se
         assert app.main(data_dir=str(paths.data_dir())) == 0
     finally:
         logging.captureWarnings(False)
-    assert any(title.startswith("DocAtlas — ") for title in seen["titles"])
+    assert any(title.endswith(" — DocAtlas") and title.count("DocAtlas") == 1 for title in seen["titles"])
 
 
 def test_wrong_values_in_settings_json_are_shown_in_the_window(qtbot, server, workspace_dir):

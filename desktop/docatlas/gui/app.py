@@ -80,8 +80,19 @@ def quit_after_from_env(window: QMainWindow) -> int | None:
     return delay
 
 
+NO_DISPLAY = ("DocAtlas could not open its window: no usable display was found (DISPLAY or WAYLAND_DISPLAY is "
+              "not set, or the display refused the connection); the docatlas ingest, query, status and export "
+              "commands work without a window.")
+
+
 def _log_qt_message(kind: QtMsgType, context: object, message: str) -> None:
     logging.getLogger("docatlas.qt").log(_QT_LEVELS.get(kind, logging.WARNING), "%s", message)
+    if kind == QtMsgType.QtFatalMsg:
+        # Qt is about to abort (typically: no display). Say what is missing, with Qt's own words.
+        sys.stderr.write(f"{message}\n{NO_DISPLAY}\n")
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(1)
 
 
 def install_error_hooks(log_file: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 
 def human_size(size: int) -> str:
     """Bytes as people read them: 4.7 GB, 274 MB, 12 KB."""
@@ -30,3 +32,15 @@ def page_text(start: int | None, end: int | None) -> str:
     if start is None:
         return ""
     return f"p. {start}" if end in (None, start) else f"pp. {start}-{end}"
+
+
+def plain_tip(text: str) -> str:
+    """A tooltip that shows `text` as text: Qt renders a tooltip that looks like HTML as HTML, so
+    untrusted names and paths are escaped (an `<img src=file:…>` in a name stays those characters)."""
+    escaped = html.escape(text, quote=False).replace("\n", "<br>")
+    return f"<p style='white-space:pre-wrap'>{escaped}</p>"
+
+
+def button_text(text: str) -> str:
+    """Text for a button or menu item: an "&" in a name is shown, not taken as a keyboard mnemonic."""
+    return text.replace("&", "&&")

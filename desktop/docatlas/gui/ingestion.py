@@ -12,17 +12,21 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from docatlas.core.base.errors import ModelNotFound, OllamaUnreachable
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
 from docatlas.gui.jobs import IngestResult, delete_job, ingest_job
 from docatlas.gui.models.workspace_reader import WorkspaceReader
+from docatlas.gui.run_state import RETRY_STAGE, RunState, chunks_left, describe_step, running_state, stopped_state
 from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
 from docatlas.gui.workspace import Workspace
 
 log = logging.getLogger("docatlas.gui.ingestion")
+
+PAUSING_MS = 1500  # "Pausing" turns "Paused" when a call in flight lands, or after this long
+__all__ = ["IngestionController", "describe_step", "run_summary"]
 
 
 class IngestionController(QObject):
@@ -49,6 +53,10 @@ class IngestionController(QObject):
         self.had_work: set[int] = set()  # documents with pending or failed chunks when the run started
         self.failures: tuple[tuple[str, str], ...] = ()  # files of the latest run that could not be added
         self.reader = WorkspaceReader(tasks, workspace, self)
+        self.phase = "idle"  # see run_state.PHASES
+        self.retry: Progress | None = None  # a model call is being retried (cleared by the next step)
+        self.ended: RunState | None = None  # how the last run ended (done, stopped, failed)
+        self._paused_timer = QTimer(self, singleShot=True, interval=PAUSING_MS, timeout=self._now_paused)
 
     # -- state -----------------------------------------------------------------------
     @property
@@ -66,6 +74,22 @@ class IngestionController(QObject):
         """The run is past loading, in the extraction step."""
         return self.busy and self.kind == "ingest" and self.last_progress is not None and \
             self.last_progress.stage in ("extract", "merge")
+
+    def run_state(self) -> RunState:
+        """The one description of the run every view shows (see `run_state`)."""
+        if self.busy and self.kind == "ingest":
+            return running_state(self.phase, self.last_progress, self.retry)
+        if self.busy:
+            return RunState("running", "Deleting documents", 0, 0)
+        left = self.workspace.pending_chunks() if self.workspace.is_open else 0
+        ended = self.ended
+        if ended is not None and ended.phase in ("done", "failed"):
+            return ended
+        if ended is not None and ended.phase == "stopped":
+            return stopped_state(left or ended.left, ended.summary, ended.failures)
+        if left:
+            return stopped_state(left)
+        return ended or RunState()
 
     def can_resume(self) -> bool:
         """Paused, or idle with pending chunks left by an earlier run."""
@@ -89,6 +113,8 @@ class IngestionController(QObject):
         """Continue a paused run, or pick up pending chunks left by an earlier one."""
         if self.paused and self.task is not None:
             self.task.resume()
+            self.phase = "running"
+            self._paused_timer.stop()
             self.state_changed.emit()
         elif not self.busy:
             self._start_ingest([])
@@ -97,6 +123,8 @@ class IngestionController(QObject):
         """Stop pulling new work; the calls in flight finish, nothing is lost."""
         if self.task is not None and self.kind == "ingest":
             self.task.pause()
+            self.phase = "pausing"
+            self._paused_timer.start()
             self.state_changed.emit()
 
     def cancel(self) -> None:
@@ -104,6 +132,8 @@ class IngestionController(QObject):
         self.queue.clear()
         if self.task is not None:
             self.task.cancel()
+            self.phase = "cancelling"
+            self._paused_timer.stop()
             self.state_changed.emit()
 
     def retry_failed(self) -> None:
@@ -119,6 +149,7 @@ class IngestionController(QObject):
         if self.busy or not document_ids:
             return False
         self.kind = "delete"
+        self.phase, self.ended = "running", None
         self.task = self.tasks.run(
             "Deleting documents", delete_job(self.workspace.db_path, list(document_ids)),
             on_success=lambda n: self.finished.emit(
@@ -135,6 +166,7 @@ class IngestionController(QObject):
         self.skipped_paths = set()
         self.had_work = self.reader.with_work()
         self.failures = ()
+        self.phase, self.retry, self.ended = "running", None, None  # the last run's notice goes
         job = ingest_job(self.workspace.db_path, paths, self.settings())
         self.task = self.tasks.run(
             "Ingestion", job, on_progress=self._on_progress, on_success=self._on_success,
@@ -143,7 +175,19 @@ class IngestionController(QObject):
         log.info("ingestion started: %d paths", len(paths))
         self.state_changed.emit()
 
+    def _now_paused(self) -> None:
+        if self.phase == "pausing" and self.paused:
+            self.phase = "paused"
+            self.state_changed.emit()
+
     def _on_progress(self, item: object) -> None:
+        if isinstance(item, Progress) and item.stage == RETRY_STAGE:
+            self.retry = item
+            self.progressed.emit(item)
+            return
+        if self.phase == "pausing":
+            self._now_paused()  # the call that was in flight has landed
+        self.retry = None
         if isinstance(item, Progress):
             before = self.last_progress
             if before is not None and item.documents_skipped > before.documents_skipped and item.document_path:
@@ -154,9 +198,24 @@ class IngestionController(QObject):
 
     def _on_success(self, result: object) -> None:
         if isinstance(result, IngestResult):
-            self.finished.emit(run_summary(result))
+            summary = run_summary(result, len(self.had_work))
+            p = result.last
+            failures = p.failures if p is not None else ()
+            if result.cancelled:
+                self.ended = stopped_state(chunks_left(p), summary, failures)
+            else:
+                text = "Done" if not failures else f"Done; {len(failures)} could not be added (listed below)"
+                self.ended = RunState("done", text, summary=summary, failures=failures)
+            self.finished.emit(summary)
+        elif self.kind == "delete":
+            self.ended = RunState("done", "Idle")
 
     def _on_failure(self, failure: TaskFailure) -> None:
+        if failure.cancelled:
+            self.ended = stopped_state(chunks_left(self.last_progress), failure.message)
+        else:
+            self.ended = RunState("failed", "Failed: " + failure.message, summary=failure.message,
+                                  failures=self.failures)
         if isinstance(failure.error, OllamaUnreachable | ModelNotFound):
             self.ollama_needed.emit(failure.message)
         self.failed.emit(failure)
@@ -165,6 +224,8 @@ class IngestionController(QObject):
         cancelled = self.task is not None and self.task.cancel_event.is_set()
         self.task = None
         self.kind = ""
+        self.phase, self.retry = "idle", None
+        self._paused_timer.stop()
         self.documents_changed.emit()
         if self.queue and not cancelled:
             queued, self.queue = self.queue, []
@@ -173,16 +234,16 @@ class IngestionController(QObject):
         self.state_changed.emit()
 
 
-def run_summary(result: IngestResult) -> str:
-    """One sentence on how a run ended."""
+def run_summary(result: IngestResult, resumed_documents: int = 0) -> str:
+    """One sentence on how a run ended, counting this run's documents and chunks
+    (`resumed_documents`: documents with work left when a run with no new files started)."""
     p = result.last
     if p is None:
         return "Nothing to do."
     if result.cancelled:
-        left = p.chunks_total - p.chunks_done - p.chunks_failed
-        return (f"Stopped after {p.chunks_done} chunks; {max(0, left)} are still pending: "
-                "press Resume to continue.")
-    parts = [f"{p.documents_total} documents"]
+        return f"Stopped after {p.chunks_done} chunks; {chunks_left(p)} are still pending: press Resume to continue."
+    documents = p.documents_total or resumed_documents
+    parts = [f"{documents} document{'s' if documents != 1 else ''}"]
     details = []
     if p.documents_skipped:
         details.append(f"{p.documents_skipped} unchanged")
@@ -197,21 +258,3 @@ def run_summary(result: IngestResult) -> str:
     if result.embed_error:
         text += " " + result.embed_error
     return text
-
-
-def describe_step(item: object) -> tuple[str, int, int, float | None]:
-    """(What is happening, done, total, ETA in seconds) for a progress item."""
-    assert isinstance(item, Progress)
-    if item.stage == "embed":
-        return ("Embedding for search: " + item.message, item.step_done, item.step_total, None)
-    if item.stage == "communities":
-        return ("Summarising topics: " + item.message, item.step_done, item.step_total, None)
-    if item.stage == "load":
-        name = f" {item.document}" if item.document else ""
-        return (f"Reading documents{name}", item.documents_done, item.documents_total, None)
-    if item.stage == "extract":
-        done = item.chunks_done + item.chunks_failed
-        return ("Extracting entities and relations", done, item.chunks_total, item.eta)
-    if item.stage == "merge":
-        return ("Merging the graph", item.chunks_total, item.chunks_total, None)
-    return (item.message or item.stage.capitalize(), 1, 1, None)

@@ -16,33 +16,43 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, QUrl
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QProgressBar, QTabWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QTabWidget,
+)
 
 from docatlas.core.base import paths
 from docatlas.core.base.errors import DocAtlasError
-from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings, load_settings
 from docatlas.core.llm.admin import OllamaProbe
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.dialogs.ollama_setup import OllamaSetupDialog
-from docatlas.gui.formatting import duration
+from docatlas.gui.formatting import button_text, duration, plain_tip
 from docatlas.gui.graph import GraphExplorer
 from docatlas.gui.gui_state import GuiState, load_state, save_state
-from docatlas.gui.ingestion import IngestionController, describe_step
-from docatlas.gui.jobs import probe_job
-from docatlas.gui.menus import build_menus
+from docatlas.gui.ingestion import IngestionController
+from docatlas.gui.menus import build_menus, fill_edit_menu
+from docatlas.gui.ollama_watch import OllamaWatch
 from docatlas.gui.prompts.panel import PromptsPanel
-from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
-from docatlas.gui.theme import apply_theme
+from docatlas.gui.tasks import TaskFailure, TaskRunner
+from docatlas.gui.theme import apply_theme, error_style
 from docatlas.gui.views.chat_panel import ChatPanel
 from docatlas.gui.views.documents_panel import DocumentsPanel
 from docatlas.gui.views.ollama_status import OllamaStatusButton
+from docatlas.gui.views.workspace_bar import WorkspaceBar
+from docatlas.gui.window_fit import fit_to_screen, keep_on_screen
 from docatlas.gui.workspace import READS, Workspace
 
 log = logging.getLogger("docatlas.gui.window")
 
-RECHECK_OLLAMA_MS = 60_000
 ERROR_SHOWN_MS = 30_000
+WORK_TEXT_CHARS = 64
 
 
 class MainWindow(QMainWindow):
@@ -56,12 +66,15 @@ class MainWindow(QMainWindow):
         self.state = state or load_state()
         self.interaction = Interaction(self)
         self.tasks = TaskRunner(self)
-        self.last_probe: OllamaProbe | None = None
-        self.probe_task: BackgroundTask | None = None
+        self.ollama_watch = OllamaWatch(self.tasks, lambda: self.settings, self)
+        self.ollama_watch.changed.connect(self._on_probe)
+        self._first_check_done = False
         self.ollama_dialog: OllamaSetupDialog | None = None
         self._closing = False
         self.setAcceptDrops(True)
-        self.resize(1280, 800)
+        fit_to_screen(self)
+        self.workspace_bar = WorkspaceBar(self.open_workspace, self.new_workspace, self.choose_workspace, self)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.workspace_bar)
 
         self.tabs = QTabWidget()
         self.graph_tab: GraphExplorer | None = None  # one per workspace, made with it
@@ -82,14 +95,13 @@ class MainWindow(QMainWindow):
         self._restore_layout()
         self.show_ollama_status()
         self.show_settings_warnings()
-        self._recheck = QTimer(self, interval=RECHECK_OLLAMA_MS, timeout=self.check_ollama)
         if check_ollama:
-            QTimer.singleShot(0, self.check_ollama)
-            self._recheck.start()
+            QTimer.singleShot(0, self.ollama_watch.start)
 
     # -- building ----------------------------------------------------------------------
     def _build_status_bar(self) -> None:
-        self.work_label = QLabel("Ready")
+        self.work_label = QLabel("Ready", textFormat=Qt.TextFormat.PlainText)
+        self.work_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.work_bar = QProgressBar(maximumWidth=160, textVisible=False)
         self.work_bar.setRange(0, 1)
         self.work_bar.hide()
@@ -97,7 +109,12 @@ class MainWindow(QMainWindow):
         self.settings_label.hide()
         self.ollama_button = OllamaStatusButton()
         self.ollama_button.clicked.connect(lambda: self.open_ollama_setup())
+        self.show_file_button = QPushButton("Show File", clicked=lambda: self._show_written_file())
+        self.show_file_button.setToolTip("Open the folder that holds the file just written")
+        self.show_file_button.hide()
+        self.written: Path | None = None
         bar = self.statusBar()
+        bar.addPermanentWidget(self.show_file_button)
         bar.addPermanentWidget(self.settings_label)
         bar.addPermanentWidget(self.work_label)
         bar.addPermanentWidget(self.work_bar)
@@ -116,6 +133,7 @@ class MainWindow(QMainWindow):
                                         self.ingestion)
         self.prompts_tab.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.prompts_tab.sets.settings_saved.connect(self._profile_chosen)
+        self.prompts_tab.sets.wrote.connect(self.show_written)
         if self.state.chat_mode:
             self.chat_panel.set_mode(self.state.chat_mode)
         current = self.tabs.currentIndex()
@@ -139,11 +157,17 @@ class MainWindow(QMainWindow):
         self.ingestion.failed.connect(self._on_run_failed)
         self.ingestion.finished.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.ingestion.ollama_needed.connect(self.open_ollama_setup)
+        self.documents_panel.passage_requested.connect(self.show_passage)
         self.documents_panel.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.chat_panel.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.chat_panel.ollama_needed.connect(self.open_ollama_setup)
-        self.setWindowTitle(f"DocAtlas — {self.workspace.name}")
+        self.chat_panel.model_box.show_models(self.last_probe)
+        self.ingestion.documents_changed.connect(self.chat_panel.check_reports)
+        self.chat_panel.check_reports()
+        self.setWindowTitle(f"{self.workspace.name} — DocAtlas")
         self.state.remember_workspace(self.workspace.folder)
+        if getattr(self, "edit_menu", None) is not None:
+            fill_edit_menu(self)
         self.graph_tab.reload()
         self._show_idle()
 
@@ -155,6 +179,7 @@ class MainWindow(QMainWindow):
         else:
             self.resizeDocks([self.chat_dock], [520], Qt.Orientation.Horizontal)
         self.tabs.setCurrentIndex(min(max(0, self.state.tab), self.tabs.count() - 1))
+        keep_on_screen(self)
 
     # -- workspaces --------------------------------------------------------------------
     def open_workspace(self, folder: Path) -> bool:
@@ -183,10 +208,17 @@ class MainWindow(QMainWindow):
         return True
 
     def new_workspace(self) -> None:
-        """Create a workspace in a folder the person chooses."""
-        folder = self.interaction.choose_folder("New Workspace: Choose or Create an Empty Folder")
-        if folder is not None:
-            self.open_workspace(folder)
+        """Create a workspace in a new folder the person names (the folder is made for them)."""
+        folder = self.interaction.choose_new_folder("New Workspace: Name Its Folder")
+        if folder is None:
+            return
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.interaction.inform("Cannot Create Workspace",
+                                    f"The folder {folder} could not be created ({exc.strerror}); choose another place.")
+            return
+        self.open_workspace(folder)
 
     def choose_workspace(self) -> None:
         """Open a workspace folder the person chooses."""
@@ -206,28 +238,32 @@ class MainWindow(QMainWindow):
             return
         menu.clear()
         for text in self.state.recent:
-            action = menu.addAction(text)
+            action = menu.addAction(button_text(text))
             action.triggered.connect(lambda _c=False, p=text: self.open_workspace(Path(p)))
         menu.setEnabled(bool(self.state.recent))
+        self.workspace_bar.show_workspaces(self.workspace.folder, self.state.recent)
 
     # -- Ollama ------------------------------------------------------------------------
+    @property
+    def last_probe(self) -> OllamaProbe | None:
+        """What the last check of the configured host found (None: not checked yet)."""
+        return self.ollama_watch.probe
+
     def check_ollama(self) -> None:
-        """Check the Ollama host in the background; the status bar shows the result."""
-        if self.probe_task is not None or self._closing:
-            return
-        self.probe_task = self.tasks.run("Checking Ollama", probe_job(self.settings),
-                                         on_success=self._on_probe, on_finished=self._probe_finished)
+        """Check the Ollama host in the background; the status bar and the dialog show the result."""
+        if not self._closing:
+            self.ollama_watch.check()
 
-    def _probe_finished(self) -> None:
-        self.probe_task = None
-
-    def _on_probe(self, probe: OllamaProbe) -> None:
-        first_check = self.last_probe is None
-        self.last_probe = probe
+    def _on_probe(self, probe: OllamaProbe | None) -> None:
         self.show_ollama_status()
+        self.chat_panel.model_box.show_models(probe)
+        if probe is None:
+            return
+        first_check, self._first_check_done = not self._first_check_done, True
         if first_check and (self.first_run or not probe.reachable):
             self.open_ollama_setup(probe.error)
-        elif self.ollama_dialog is not None and self.ollama_dialog.isVisible():
+        elif self.ollama_dialog is not None and self.ollama_dialog.isVisible() and \
+                self.ollama_dialog.edited_settings().ollama.host == self.settings.ollama.host:
             self.ollama_dialog.show_probe(probe)
 
     def show_settings_warnings(self) -> None:
@@ -258,6 +294,7 @@ class MainWindow(QMainWindow):
             dialog.show_probe(self.last_probe)
         if reason:
             dialog.status_label.setText(reason)
+            dialog.status_label.setStyleSheet(error_style())
         dialog.show()
         dialog.raise_()
         return dialog
@@ -265,15 +302,13 @@ class MainWindow(QMainWindow):
     def _on_dialog_probe(self, probe: OllamaProbe) -> None:
         if probe.host and self.ollama_dialog is not None and \
                 self.ollama_dialog.edited_settings().ollama.host == self.settings.ollama.host:
-            self.last_probe = probe
-            self.show_ollama_status()
+            self.ollama_watch.set_probe(probe)
 
     def apply_settings(self, settings: Settings) -> None:
         """Use new settings (just saved, so settings.json is right again) from now on and check Ollama again."""
         self.settings = replace(settings, warnings=())
         self.first_run = False
-        self.last_probe = None
-        self.show_ollama_status()
+        self.ollama_watch.forget()
         self.show_settings_warnings()
         self.check_ollama()
         self.statusBar().showMessage("Settings saved.", ERROR_SHOWN_MS)
@@ -285,26 +320,37 @@ class MainWindow(QMainWindow):
         self.apply_settings(settings)
 
     # -- status ------------------------------------------------------------------------
-    def _show_work(self, item: object) -> None:
-        text, done, total, eta = describe_step(item)
-        failed = item.documents_failed + item.chunks_failed if isinstance(item, Progress) else 0
-        self.work_label.setText(f"{text} {done}/{total}" + (f" · ETA {duration(eta)}" if eta else "")
-                                + (f" · {failed} failed" if failed else ""))
-        self.work_bar.setRange(0, max(1, total))
-        self.work_bar.setValue(min(done, max(1, total)))
-        self.work_bar.show()
-
-    def _show_idle(self) -> None:
+    def _show_work(self, _item: object = None) -> None:
+        """Show the run as `IngestionController.run_state` describes it: status bar, bar, title."""
         if not self.workspace.is_open:
             return
-        if self.ingestion.paused:
-            self.work_label.setText("Paused")
-        elif not self.ingestion.busy:
-            counts = self.workspace.counts
-            failed = f" · {counts.failed} failed" if counts.failed else ""
-            self.work_label.setText(f"Ready · {counts.documents} documents{failed} · {counts.chunks} chunks"
-                                    f" · {counts.entities} entities")
-            self.work_bar.hide()
+        state = self.ingestion.run_state()
+        self.setWindowTitle(state.window_title(self.workspace.name))
+        if state.active:
+            counted = f" {state.done}/{state.total}" if state.total and state.phase != "retrying" else ""
+            eta = f" · ETA {duration(state.eta)}" if state.eta and state.phase == "running" else ""
+            failed = f" · {len(state.failures)} failed" if state.failures else ""
+            if state.phase in ("pausing", "paused", "cancelling"):
+                counted = ""
+            self._set_work_text(f"{state.text}{counted}{eta}{failed}")
+            self.work_bar.setRange(0, max(1, state.total))
+            self.work_bar.setValue(min(state.done, max(1, state.total)))
+            self.work_bar.show()
+            return
+        counts = self.workspace.counts
+        failed = f" ({counts.failed} failed)" if counts.failed else ""
+        ready = state.text if state.phase == "stopped" else "Ready"
+        self._set_work_text(f"{ready} · {counts.documents} document{'s' if counts.documents != 1 else ''}"
+                                f"{failed} · {counts.chunks} chunks · {counts.entities} entities")
+        self.work_bar.hide()
+
+    def _show_idle(self) -> None:
+        self._show_work()
+
+    def _set_work_text(self, text: str) -> None:
+        """Long texts are shortened here (the status bar must fit a laptop); the tooltip has them whole."""
+        self.work_label.setText(text if len(text) <= WORK_TEXT_CHARS else text[:WORK_TEXT_CHARS - 1] + "…")
+        self.work_label.setToolTip(plain_tip(text))
 
     def _on_run_failed(self, failure: TaskFailure) -> None:
         self.show_error(failure.message)
@@ -313,6 +359,21 @@ class MainWindow(QMainWindow):
         """Show one sentence in the status bar (the detail is already in the log)."""
         log.info("shown to the user: %s", sentence)
         self.statusBar().showMessage(sentence, ERROR_SHOWN_MS)
+
+    def show_written(self, path: Path) -> None:
+        """An export was written: say where, and offer a button that shows the file."""
+        self.written = Path(path)
+        if str(self.written) not in self.statusBar().currentMessage():  # the exporter may have said it already
+            self.statusBar().showMessage(f"Wrote {self.written.name} to {self.written.parent}.", ERROR_SHOWN_MS)
+        self.show_file_button.show()
+        QTimer.singleShot(ERROR_SHOWN_MS, self.show_file_button.hide)
+
+    def _show_written_file(self) -> None:
+        if self.written is None:
+            return
+        folder = self.written if self.written.is_dir() else self.written.parent
+        if not self.interaction.open_url(QUrl.fromLocalFile(str(folder))):
+            self.show_error(f"No file manager could be opened; the file is at {self.written}.")
 
     def refresh(self) -> None:
         """Read the workspace again."""
@@ -323,6 +384,16 @@ class MainWindow(QMainWindow):
     def show_passage(self, chunk_id: int) -> None:
         """Open the passage viewer on a chunk (for any view that points at a source)."""
         self.chat_panel.open_reference({"chunk": int(chunk_id)})
+
+    def find_in_tab(self) -> None:
+        """Ctrl+F: the search box of the current tab (documents by name, entities, prompts)."""
+        current = self.tabs.currentWidget()
+        box = getattr(current, "search_box", None) or getattr(getattr(current, "toolbar", None), "search", None)
+        if box is None:
+            self.show_error("This tab has nothing to search.")
+            return
+        box.setFocus()
+        box.selectAll()
 
     def focus_question(self) -> None:
         """Show the chat and put the cursor in the question box."""
@@ -362,6 +433,13 @@ class MainWindow(QMainWindow):
         """Add dropped files and folders to the workspace."""
         self.documents_panel.dropEvent(event)
 
+    def showEvent(self, event) -> None:
+        """On the first show the window frame is known: keep the whole frame on the screen (Qt override)."""
+        super().showEvent(event)
+        if not getattr(self, "_fitted", False):
+            self._fitted = True
+            keep_on_screen(self)
+
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop work in progress first (the window closes when it has stopped), then save the layout."""
         if self._work_running() and not self._quit_now():
@@ -376,7 +454,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self._closing = True
-        self._recheck.stop()
+        self.ollama_watch.stop()
         self._save_layout()
         if self.ollama_dialog is not None:
             self.ollama_dialog.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QTabWidget
 
@@ -32,6 +33,7 @@ class MenuHost(Protocol):
     chat_panel: ChatPanel
     recent_menu: QMenu
     tasks: object  # the window's TaskRunner
+    edit_menu: QMenu
 
     def menuBar(self) -> QMenuBar:
         """The window's menu bar."""
@@ -50,6 +52,9 @@ class MenuHost(Protocol):
 
     def focus_question(self) -> None:
         """Go to the question box."""
+
+    def find_in_tab(self) -> None:
+        """Put the cursor in the current tab's search box."""
 
     def set_theme(self, theme: str) -> None:
         """Use another theme."""
@@ -97,6 +102,9 @@ def build_menus(window: MenuHost) -> dict[str, QAction]:
     file.addSeparator()
     actions["quit"] = _action(file, "&Quit", window.close, Std.Quit)
 
+    window.edit_menu = bar.addMenu("&Edit")
+    fill_edit_menu(window)
+
     documents = bar.addMenu("&Documents")
     actions["pause"] = _action(documents, "&Pause", lambda: window.ingestion.pause(), "Ctrl+Shift+P")
     actions["resume"] = _action(documents, "&Resume", lambda: window.ingestion.resume(), "Ctrl+Shift+R")
@@ -109,6 +117,8 @@ def build_menus(window: MenuHost) -> dict[str, QAction]:
     actions["delete"] = _action(documents, "&Delete…", lambda: window.documents_panel.delete_selected(), Std.Delete)
     documents.addSeparator()
     actions["refresh"] = _action(documents, "Re&fresh", lambda: window.refresh(), Std.Refresh)
+    actions["find"] = _action(documents, "&Find in This Tab", window.find_in_tab, Std.Find,
+                              "Search the current tab: documents by name, the graph by entity, prompts by text")
 
     chat = bar.addMenu("&Chat")
     actions["new_chat"] = _action(chat, "&New Chat", lambda: window.chat_panel.new_chat(), Std.New)
@@ -147,3 +157,22 @@ def build_menus(window: MenuHost) -> dict[str, QAction]:
     actions["about"] = _action(help_menu, "&About DocAtlas", lambda: show_about(window, window.workspace.folder),
                                tip="Version, folders, and the licences of the bundled components")
     return actions
+
+
+def fill_edit_menu(window: MenuHost) -> None:
+    """Edit > Undo and Redo: the graph explorer's own undo actions (Ctrl+Z, Ctrl+Shift+Z), so an
+    edit made in the graph can be taken back from any tab. Called again for each workspace."""
+    menu = window.edit_menu
+    menu.clear()
+    graph = getattr(window, "graph_tab", None)
+    editor = getattr(graph, "editor", None)
+    undo, redo = getattr(editor, "undo_action", None), getattr(editor, "redo_action", None)
+    redo_keys = [QKeySequence("Ctrl+Shift+Z")]
+    redo_keys += [k for k in QKeySequence.keyBindings(QKeySequence.StandardKey.Redo) if k not in redo_keys]
+    for action, keys in ((undo, QKeySequence.keyBindings(QKeySequence.StandardKey.Undo)), (redo, redo_keys)):
+        if action is None:
+            continue
+        action.setShortcuts(keys)
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        menu.addAction(action)
+    menu.setEnabled(undo is not None)

@@ -22,7 +22,10 @@ from docatlas.gui.tasks import Job, TaskContext
 READ_DOCUMENTS, READ_PASSAGE, READ_DELETION = "Reading the documents", "Reading the passage", \
     "Reading what the documents support"
 READ_PROMPTS = "Reading the prompts"
-READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION, READ_PROMPTS))
+READ_OLLAMA, READ_REPORTS = "Checking Ollama", "Reading whether topic reports exist"
+READ_PREVIEW = "Reading a document's preview"
+READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION, READ_PROMPTS, READ_OLLAMA, READ_REPORTS,
+                   READ_PREVIEW))
 
 class Workspace:
     """An open workspace (one data directory, one graph)."""
@@ -33,6 +36,7 @@ class Workspace:
         self.store = Store(self.db_path)
         self.conversations = ConversationBook.load(self.folder)
         self.counts = WorkspaceCounts()  # as last read off the GUI thread (see WorkspaceReader)
+        self.counts_known = False  # True once a read has landed
         self.open_store: Callable[[], Store] = lambda: Store(self.db_path)  # a reading connection
         self.is_open = True
 

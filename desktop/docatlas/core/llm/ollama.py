@@ -90,6 +90,8 @@ class OllamaLLM:
         from docatlas.core.base.tokens import TokenRatios  # tiktoken loads on first use, not at import
 
         self.ratios = TokenRatios()  # the model's tokens per one of ours, learned from its replies
+        # told (retry number, retries allowed) before each retry, from the calling thread
+        self.on_retry: Callable[[int, int], None] | None = None
 
     # -- public API -----------------------------------------------------------------------
     def chat(
@@ -346,6 +348,8 @@ class OllamaLLM:
                     attempts - 1,
                     delay,
                 )
+                if self.on_retry is not None:
+                    self.on_retry(attempt + 1, attempts - 1)
                 if cancel is not None:
                     cancel.wait(delay)
                     _raise_if_cancelled(cancel)

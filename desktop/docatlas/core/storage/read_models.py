@@ -201,3 +201,13 @@ def chunk_failure_reasons(store: Store) -> list[tuple[str, int]]:
     rows = store.query("SELECT COALESCE(error, '') AS error, COUNT(*) AS n FROM chunks WHERE status = 'failed' "
                        "GROUP BY COALESCE(error, '') ORDER BY n DESC, error")
     return [(r["error"], r["n"]) for r in rows]
+
+
+def document_preview(store: Store, document_id: int, chunks: int = 3) -> tuple[int | None, str]:
+    """The id of a document's first chunk and the text of its first `chunks` chunks (a preview,
+    bounded by the chunk size, never the whole document); (None, "") when it has none."""
+    rows = store.query("SELECT id, text FROM chunks WHERE document_id = ? ORDER BY idx LIMIT ?",
+                       (document_id, chunks))
+    if not rows:
+        return None, ""
+    return rows[0]["id"], "\n\n".join(r["text"].strip() for r in rows)

@@ -50,6 +50,12 @@ class Interaction:
         name = QFileDialog.getExistingDirectory(self.parent, title, str(Path.home()))
         return Path(name) if name else None
 
+    def choose_new_folder(self, title: str) -> Path | None:
+        """A folder to create (it need not exist yet: the person types its name); None when cancelled."""
+        name, _ = QFileDialog.getSaveFileName(self.parent, title, str(Path.home() / "DocAtlas workspace"), "",
+                                              options=QFileDialog.Option.ShowDirsOnly)
+        return Path(name) if name else None
+
     def open_url(self, url: QUrl) -> bool:
         """Open a URL or local file with the system's application."""
         return QDesktopServices.openUrl(url)

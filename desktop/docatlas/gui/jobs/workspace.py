@@ -17,6 +17,7 @@ from docatlas.core.llm.admin import OllamaProbe, PullStatus, probe, pull_model
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.retrieval.answer import Answer, ask
 from docatlas.core.storage.database import Store
+from docatlas.gui.run_state import retry_progress
 from docatlas.gui.tasks import Job, TaskContext, writes_workspace
 
 
@@ -35,6 +36,7 @@ def ingest_job(db_path: Path, paths: Sequence[Path], settings: Settings) -> Job:
         last: Progress | None = None
         with Store(db_path) as store:
             llm = OllamaLLM(settings.ollama, cache=store)
+            llm.on_retry = lambda attempt, attempts: context.report(retry_progress(attempt, attempts))
             try:
                 for last in index(store, list(paths), settings, llm=llm, cancel=context.cancel):
                     yield last

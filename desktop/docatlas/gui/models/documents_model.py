@@ -18,7 +18,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 
 from docatlas.core.ingest.health import document_reason
 from docatlas.core.storage.read_models import DocumentSummary
-from docatlas.gui.formatting import duration, human_size
+from docatlas.gui.formatting import duration, human_size, plain_tip
 from docatlas.gui.theme import error_color
 
 COLUMNS = ("Name", "Type", "Size", "Chunks", "Status", "Entities")
@@ -107,10 +107,11 @@ class DocumentTableModel(QAbstractTableModel):
             return row.id
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == STATUS and row.error:
-                return row.error
+                return plain_tip(row.error)
             if column == ENTITIES:
-                return health_reason(row) or None
-            return row.path if column == NAME else None
+                reason = health_reason(row)
+                return plain_tip(reason) if reason else None
+            return plain_tip(row.path) if column == NAME else None
         if role == Qt.ItemDataRole.ForegroundRole and column == STATUS and row.status == "failed" \
                 and not row.chunks_pending:
             return error_color()

@@ -138,6 +138,7 @@ class WorkspaceReader(QObject):
             else set()
         if found.counts is not None:
             self.workspace.counts = found.counts
+            self.workspace.counts_known = True
         self.rows_read.emit(found)
         if found.counts is not None:
             self.counts_read.emit(found.counts)

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -108,7 +110,9 @@ class PromptEditor(QWidget):
         self.tabs.addTab(self.text_edit, "Your Prompt")
         self.tabs.addTab(default_page, "Default")
         self.tabs.addTab(self.versions, "Versions")
-        self.tabs.addTab(self.trial, "Try on a Chunk")
+        trial_scroll = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
+        trial_scroll.setWidget(self.trial)  # a small window scrolls the trial, never the Save row
+        self.tabs.addTab(trial_scroll, "Try on a Chunk")
         self.tabs.currentChanged.connect(self._on_tab)
 
         self.problems_label = QLabel(wordWrap=True, textFormat=Qt.TextFormat.PlainText)

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTreeWidget,
     QTreeWidgetItem,
@@ -66,9 +66,12 @@ def build_panel(panel: Any) -> None:
     panel.stale_banner.hide()
     panel.editor = PromptEditor()
 
+    panel.search_box = QLineEdit(placeholderText="Find a prompt (Ctrl+F)", clearButtonEnabled=True)
+    panel.search_box.textChanged.connect(lambda text: filter_tree(panel.tree, text))
     left = QWidget()
     column = QVBoxLayout(left)
     column.setContentsMargins(0, 0, 0, 0)
+    column.addWidget(panel.search_box)
     column.addWidget(panel.tree, 1)
     row = QHBoxLayout()
     row.addWidget(panel.import_button)
@@ -76,9 +79,7 @@ def build_panel(panel: Any) -> None:
     column.addLayout(row)
     split = QSplitter(Qt.Orientation.Horizontal)
     split.addWidget(left)
-    scroll = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
-    scroll.setWidget(panel.editor)  # the window may be smaller than everything the editor shows
-    split.addWidget(scroll)
+    split.addWidget(panel.editor)  # not in a scroll area: its Save row stays in sight (the tabs scroll)
     split.setStretchFactor(1, 3)
     split.setSizes([280, 900])
     top = QHBoxLayout()
@@ -89,6 +90,21 @@ def build_panel(panel: Any) -> None:
     layout.addLayout(top)
     layout.addWidget(panel.stale_banner)
     layout.addWidget(split, 1)
+
+
+def filter_tree(tree: QTreeWidget, text: str) -> None:
+    """Show only the prompts whose title or key holds `text` (case-insensitive), with their groups."""
+    needle = text.strip().casefold()
+    for g in range(tree.topLevelItemCount()):
+        group = tree.topLevelItem(g)
+        shown = 0
+        for c in range(group.childCount()):
+            child = group.child(c)
+            hit = not needle or needle in child.text(0).casefold() or needle in str(child.data(0, KEY_ROLE)).casefold()
+            child.setHidden(not hit)
+            shown += hit
+        group.setHidden(not shown)
+        group.setExpanded(bool(needle) or group.isExpanded())
 
 
 def group_title(group: str) -> str:

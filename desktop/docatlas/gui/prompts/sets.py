@@ -51,6 +51,7 @@ class PromptSets(QObject):
     """Import, export, profile choice and extract-again for one Prompts tab."""
 
     settings_saved = Signal(object)  # Settings: another extraction profile was chosen (and saved)
+    wrote = Signal(object)  # Path: an export was written there (the window offers to show it)
 
     def __init__(self, panel: PromptsHost, parent: QObject | None = None):
         super().__init__(parent)
@@ -112,6 +113,7 @@ class PromptSets(QObject):
                                      "choose another place.")
             return
         panel.message.emit(f"Wrote {len(data['prompts'])} prompts to {path}.")
+        self.wrote.emit(Path(path))
 
     def use_profile(self, name: str) -> None:
         """Extract with profile `name` from now on (saved in the settings)."""

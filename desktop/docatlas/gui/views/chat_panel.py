@@ -24,25 +24,30 @@ from PySide6.QtWidgets import (
 
 from docatlas.core.base.errors import ModelNotFound, OllamaUnreachable
 from docatlas.core.retrieval.answer import Answer
+from docatlas.core.storage.communities import has_reports
 from docatlas.core.storage.read_models import Passage, passage
 from docatlas.gui.conversations import Turn, slim_reference
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.jobs import ask_job
 from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
-from docatlas.gui.views.chat_turn import TurnWidget
+from docatlas.gui.views.chat_models import ChatModelBox
+from docatlas.gui.views.chat_turn import TurnWidget, plain_sentence
 from docatlas.gui.views.passage_viewer import PassageViewer
-from docatlas.gui.workspace import READ_PASSAGE, Workspace
+from docatlas.gui.workspace import READ_PASSAGE, READ_REPORTS, Workspace
 
 log = logging.getLogger("docatlas.gui.chat")
 
 CHAT_MODES = ("mix", "hybrid", "local", "global", "naive")
+COMMUNITY = "community"  # offered once community reports exist
 MODE_HELP = {
-    "mix": "Graph and similar passages together (recommended)",
-    "hybrid": "Entities and relations around the question",
-    "local": "Entities named in the question and their neighbours",
-    "global": "Relations and themes across the documents",
-    "naive": "Similar passages only, no graph",
+    "mix": "mix: the graph and similar passages together (recommended)",
+    "hybrid": "hybrid: entities and relations around the question, from the graph",
+    "local": "local: the entities named in the question and their neighbours",
+    "global": "global: relations and themes across all the documents",
+    "naive": "naive: similar passages only, no graph",
+    COMMUNITY: "community: the topic reports written for groups of related entities (broad questions)",
 }
+EMPTY_WORKSPACE = "Add documents first: this workspace has none yet (Add Files… on the Documents tab, or drop them)."
 WEB_SCHEMES = ("http", "https", "mailto")
 EMPTY_HINT = ("Ask a question about the documents in this workspace. Answers come from your documents only "
               "and list their references; click one to read the passage it came from.")
@@ -73,6 +78,8 @@ class ChatPanel(QWidget):
         self.history_box.setToolTip("Earlier conversations in this workspace")
         self.history_box.activated.connect(self._switch_conversation)
         self.new_chat_button = QPushButton("New Chat", clicked=self.new_chat)
+        self.model_box = ChatModelBox(self.settings)
+        self.model_box.message.connect(self.message)
         top = QHBoxLayout()
         top.addWidget(QLabel("Conversation:"))
         top.addWidget(self.history_box, 1)
@@ -80,6 +87,9 @@ class ChatPanel(QWidget):
         self.evaluate_button = QPushButton("Evaluate…", clicked=self.open_evaluation)
         self.evaluate_button.setToolTip("Run a saved question set in every mode and compare the answers")
         top.addWidget(self.evaluate_button)
+        model_row = QHBoxLayout()
+        model_row.addWidget(QLabel("Model:"))
+        model_row.addWidget(self.model_box, 1)
 
         self.transcript = QWidget()
         self.transcript_layout = QVBoxLayout(self.transcript)
@@ -99,8 +109,9 @@ class ChatPanel(QWidget):
         for mode in CHAT_MODES:
             self.mode_box.addItem(mode, mode)
             self.mode_box.setItemData(self.mode_box.count() - 1, MODE_HELP[mode], Qt.ItemDataRole.ToolTipRole)
-        self.mode_box.setToolTip("How the answer finds its context")
+        self.mode_box.currentIndexChanged.connect(self._mode_tip)
         self.set_mode(self.settings().query.mode)
+        self._mode_tip()
         self.ask_button = QPushButton("Ask", clicked=self.ask)
         self.ask_button.setDefault(True)
         self.stop_button = QPushButton("Stop", clicked=self.stop)
@@ -113,6 +124,7 @@ class ChatPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addLayout(model_row)
         layout.addWidget(self.scroll, 1)
         layout.addWidget(self.question_edit)
         layout.addLayout(bottom)
@@ -182,11 +194,36 @@ class ChatPanel(QWidget):
         """The selected query mode."""
         return str(self.mode_box.currentData())
 
+    def _mode_tip(self, *_: object) -> None:
+        self.mode_box.setToolTip("How the answer finds its context. " + MODE_HELP.get(self.mode, ""))
+
+    def offer_community(self, has_reports: bool) -> None:
+        """Offer the community mode once the workspace has community reports (and not before)."""
+        position = self.mode_box.findData(COMMUNITY)
+        if has_reports and position < 0:
+            self.mode_box.addItem(COMMUNITY, COMMUNITY)
+            self.mode_box.setItemData(self.mode_box.count() - 1, MODE_HELP[COMMUNITY], Qt.ItemDataRole.ToolTipRole)
+        elif not has_reports and position >= 0:
+            if self.mode == COMMUNITY:
+                self.set_mode(CHAT_MODES[0])
+            self.mode_box.removeItem(position)
+
+    def check_reports(self) -> None:
+        """Read (on the runner) whether community reports exist, and offer the mode if so."""
+        if self.workspace.is_open:
+            self.tasks.run(READ_REPORTS, self.workspace.read_job(has_reports), key=(READ_REPORTS, id(self)),
+                           on_success=lambda found: self.offer_community(bool(found)))
+
     # -- asking ------------------------------------------------------------------------
     def ask(self) -> None:
-        """Send the question in the box."""
+        """Send the question in the box (in an empty workspace: say to add documents first)."""
         question = self.question_edit.toPlainText().strip()
         if not question or self.task is not None:
+            return
+        if self.workspace.counts_known and self.workspace.counts.documents == 0:
+            self.empty_hint.setText(EMPTY_WORKSPACE)
+            self.empty_hint.show()
+            self.message.emit(EMPTY_WORKSPACE)
             return
         conversation = self.workspace.conversations.current
         history = conversation.history()
@@ -196,7 +233,10 @@ class ChatPanel(QWidget):
         self.question_edit.clear()
         self.current_turn = self._add_turn_widget(turn)
         self.current_turn.start()
-        job = ask_job(self.workspace.db_path, self.settings(), question, self.mode, history)
+        settings = self.settings()
+        if self.model_box.chosen:
+            settings = settings.with_overrides(ollama__model=self.model_box.chosen)
+        job = ask_job(self.workspace.db_path, settings, question, self.mode, history)
         self.task = self.tasks.run("Answering", job, on_progress=self._on_token, on_success=self._on_answer,
                                    on_failure=self._on_failure, on_finished=self._on_finished)
         self._update_buttons()
@@ -231,10 +271,20 @@ class ChatPanel(QWidget):
             turn.stopped = True
             self.message.emit("The answer was stopped.")
         else:
-            turn.error = failure.message
-            self.message.emit(failure.message)
+            message = plain_sentence(failure.message)
+            if self.workspace.counts_known and self.workspace.counts.documents == 0:
+                message = EMPTY_WORKSPACE
+            turn.error = message
+            self.message.emit(message)
+            # a failed question is not kept: its text goes back in the box and the turn offers Retry
+            conversation = self.workspace.conversations.current
+            if turn in conversation.turns:
+                conversation.turns.remove(turn)
+            if not self.question_edit.toPlainText().strip():
+                self.question_edit.setPlainText(turn.question)
+            self.current_turn.offer_retry()
             if isinstance(failure.error, OllamaUnreachable | ModelNotFound):
-                self.ollama_needed.emit(failure.message)
+                self.ollama_needed.emit(message)
         self.current_turn.show_turn()
 
     def _on_finished(self) -> None:
@@ -253,9 +303,19 @@ class ChatPanel(QWidget):
         widget = TurnWidget(turn)
         widget.reference_clicked.connect(self.open_reference)
         widget.link_requested.connect(self.open_link)
+        widget.retry_requested.connect(lambda w=widget: self._retry(w))
         self.transcript_layout.insertWidget(self.transcript_layout.count() - 1, widget)
         self.empty_hint.hide()
         return widget
+
+    def _retry(self, widget: TurnWidget) -> None:
+        """Ask a failed question again: its failed turn goes, the question is sent anew."""
+        if self.task is not None:
+            return
+        self.question_edit.setPlainText(widget.turn.question)
+        widget.setParent(None)
+        widget.deleteLater()
+        self.ask()
 
     def _follow(self, _minimum: int, maximum: int) -> None:
         QTimer.singleShot(0, lambda: self.scroll.verticalScrollBar().setValue(maximum))

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from docatlas.gui.conversations import Turn
-from docatlas.gui.formatting import page_text
+from docatlas.gui.formatting import button_text, page_text, plain_tip
 from docatlas.gui.theme import error_style
 from docatlas.gui.views.markdown_view import SafeMarkdownView
 
 RENDER_MS = 60  # while streaming, re-render the Markdown at most this often
 SHOWN_REFERENCES = 10
+
+
+def plain_sentence(text: str) -> str:
+    """An error sentence shown as plain text: the Markdown code marks of a command go ("`ollama pull x`"
+    reads as “ollama pull x”)."""
+    return re.sub(r"`([^`]*)`", "“\\1”", text).replace("`", "")
 
 
 def reference_text(ref: dict) -> str:
@@ -30,6 +38,7 @@ class TurnWidget(QFrame):
 
     reference_clicked = Signal(dict)
     link_requested = Signal(QUrl)
+    retry_requested = Signal()
 
     def __init__(self, turn: Turn, parent: QWidget | None = None):
         super().__init__(parent)
@@ -52,8 +61,12 @@ class TurnWidget(QFrame):
         self.references_layout.setSpacing(0)
         self.copy_button = QPushButton("Copy Answer", clicked=self.copy_answer)
         self.copy_button.setFlat(True)
+        self.retry_button = QPushButton("Retry", clicked=lambda: self.retry_requested.emit())
+        self.retry_button.setToolTip("Ask this question again")
+        self.retry_button.hide()
         footer = QHBoxLayout()
         footer.addWidget(self.note_label, 1)
+        footer.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignTop)
         footer.addWidget(self.copy_button, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.addWidget(self.question_label)
@@ -88,6 +101,10 @@ class TurnWidget(QFrame):
         self.answer_view.show_markdown(self._streamed)
         self.answer_view.show()
 
+    def offer_retry(self) -> None:
+        """The question failed: show Retry."""
+        self.retry_button.show()
+
     # -- finished ----------------------------------------------------------------------
     def show_turn(self) -> None:
         """Show the turn as stored: answer, references, notes."""
@@ -102,7 +119,7 @@ class TurnWidget(QFrame):
         if self.turn.stopped:
             notes.append("Stopped before the answer was complete.")
         if self.turn.error:
-            notes.append(self.turn.error)
+            notes.append(plain_sentence(self.turn.error))
         self.note_label.setText(" · ".join(notes))
         self.note_label.setEnabled(not self.turn.error)
         self.note_label.setStyleSheet(error_style() if self.turn.error else "")
@@ -120,13 +137,13 @@ class TurnWidget(QFrame):
         title.setEnabled(False)
         self.references_layout.addWidget(title)
         for ref in references[:SHOWN_REFERENCES]:
-            button = QPushButton(reference_text(ref))
+            button = QPushButton(button_text(reference_text(ref)))
             button.setFlat(True)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.setStyleSheet("text-align: left; padding: 2px 4px;"
+            button.setStyleSheet("text-align: left; padding: 2px 4px; color: palette(link);"
                                  + (" font-weight: bold;" if ref.get("cited") else ""))
             cited = "The answer cites this passage." if ref.get("cited") else "Part of the answer's context."
-            button.setToolTip(f"{ref.get('document')}\n{cited} Click to open it.")
+            button.setToolTip(plain_tip(f"{ref.get('document')}\n{cited} Click to open it."))
             button.clicked.connect(lambda _=False, r=ref: self.reference_clicked.emit(r))
             self.references_layout.addWidget(button)
 

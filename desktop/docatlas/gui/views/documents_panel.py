@@ -17,8 +17,11 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -28,11 +31,12 @@ from docatlas.core.base.progress import Progress
 from docatlas.core.storage.read_models import entities_only_in
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.formatting import duration
-from docatlas.gui.ingestion import IngestionController, describe_step
-from docatlas.gui.models.documents_model import ID_ROLE, SORT_ROLE, STATUS, DocumentTableModel, RunView
+from docatlas.gui.ingestion import IngestionController
+from docatlas.gui.models.documents_model import ID_ROLE, NAME, SORT_ROLE, STATUS, DocumentTableModel, RunView
 from docatlas.gui.models.workspace_reader import DocumentsRead
 from docatlas.gui.tasks import BackgroundTask, TaskFailure
 from docatlas.gui.theme import error_style
+from docatlas.gui.views.document_actions import DocumentActions
 from docatlas.gui.views.progress_delegate import ProgressDelegate
 from docatlas.gui.workspace import READ_DELETION
 
@@ -43,6 +47,7 @@ class DocumentsPanel(QWidget):
     """Documents of the workspace and the ingestion run in progress."""
 
     message = Signal(str)  # a sentence for the status bar
+    passage_requested = Signal(int)  # a chunk id to open in the passage viewer
 
     def __init__(self, controller: IngestionController, interaction: Interaction, parent: QWidget | None = None):
         super().__init__(parent)
@@ -53,15 +58,19 @@ class DocumentsPanel(QWidget):
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
+        self.proxy.setFilterKeyColumn(NAME)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.actions = DocumentActions(self)
         self.reader = controller.reader
         self.deletion_read: BackgroundTask | None = None  # reading what a deletion would take with it
         self._build()
         self.reader.rows_read.connect(self._on_rows_read)
+        self.reader.counts_read.connect(lambda _counts: self._show_run())
         controller.progressed.connect(self._on_progress)
         controller.state_changed.connect(self._on_state_changed)
         controller.documents_changed.connect(self.refresh)
         controller.finished.connect(self._on_finished)
-        controller.failed.connect(lambda failure: self._show_notice(failure.message, error=True))
+        controller.failed.connect(lambda _failure: self._show_run())
         self.refresh()
         self._on_state_changed()
 
@@ -77,11 +86,8 @@ class DocumentsPanel(QWidget):
         self.add_files_button.setToolTip("Add documents (txt, md, html, pdf, docx); you can also drop them here")
         self.pause_button.setToolTip("Stop starting new model calls; Resume continues where it stopped")
         self.cancel_button.setToolTip("Stop the run; finished chunks are kept and the rest stays pending")
-        buttons = QHBoxLayout()
+        buttons = QHBoxLayout()  # adding and fixing documents; the run's controls sit with its progress
         for widget in (self.add_files_button, self.add_folder_button):
-            buttons.addWidget(widget)
-        buttons.addSpacing(16)
-        for widget in (self.pause_button, self.resume_button, self.cancel_button):
             buttons.addWidget(widget)
         buttons.addStretch(1)
         buttons.addWidget(self.retry_button)
@@ -112,29 +118,55 @@ class DocumentsPanel(QWidget):
             if width:
                 self.table.setColumnWidth(column, width)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
+        self.table.selectionModel().selectionChanged.connect(self._preview_selected)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(lambda at: self.actions.context_menu(self.table, at))
+        self.table.doubleClicked.connect(lambda index: self.actions.show_passages(index.data(ID_ROLE)))
+        self.table.setToolTip("Double-click a document to read its passages; right-click for more")
+        self.search_box = QLineEdit(placeholderText="Filter documents by name (Ctrl+F)", clearButtonEnabled=True)
+        self.search_box.textChanged.connect(self.proxy.setFilterFixedString)
+        self.preview = QPlainTextEdit(readOnly=True)
+        self.preview.setPlaceholderText("Select a document to preview the start of its text.")
+        self.preview.setMaximumBlockCount(2000)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.preview)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([400, 120])
         self.empty_hint = QLabel("Drop documents or folders here, or use Add Files… (txt, md, html, pdf, docx).",
                                  alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
         self.empty_hint.setEnabled(False)
 
-        self.stage_label = QLabel("Idle")
+        self.stage_label = QLabel("Idle", wordWrap=True)
+        self.stage_label.setMinimumWidth(120)
         self.eta_label = QLabel("")
         self.overall_bar = QProgressBar(textVisible=True)
         self.overall_bar.setRange(0, 1)
         self.overall_bar.setValue(0)
         progress = QHBoxLayout()
+        for widget in (self.pause_button, self.resume_button, self.cancel_button):
+            progress.addWidget(widget)
         progress.addWidget(self.stage_label, 2)
         progress.addWidget(self.overall_bar, 3)
         progress.addWidget(self.eta_label, 1)
         self.notice = QLabel(wordWrap=True, textInteractionFlags=Qt.TextInteractionFlag.TextSelectableByMouse)
         self.notice.setTextFormat(Qt.TextFormat.PlainText)
+        self.notice.hide()
+        self.failures_label = QLabel(wordWrap=True, textFormat=Qt.TextFormat.PlainText,
+                                     textInteractionFlags=Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.failures_label.setStyleSheet(error_style())
+        self.failures_label.hide()
 
         layout = QVBoxLayout(self)
         layout.addLayout(buttons)
         layout.addWidget(self.resume_banner)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.search_box)
+        layout.addWidget(self.splitter, 1)
         layout.addWidget(self.empty_hint)
         layout.addLayout(progress)
         layout.addWidget(self.notice)
+        layout.addWidget(self.failures_label)
 
     # -- reading -----------------------------------------------------------------------
     def run_view(self) -> RunView:
@@ -164,6 +196,19 @@ class DocumentsPanel(QWidget):
             self.model.update(found.rows)
         self.empty_hint.setVisible(not self.model.rows)
         self._update_buttons()
+
+    def say(self, text: str) -> None:
+        """A sentence for the status bar."""
+        self.message.emit(text)
+
+    def show_passage(self, chunk_id: int) -> None:
+        """Ask the window to open the passage viewer on a chunk."""
+        self.passage_requested.emit(int(chunk_id))
+
+    def _preview_selected(self, *_: object) -> None:
+        ids = self.selected_ids()
+        if len(ids) == 1:
+            self.actions.show_preview(ids[0])
 
     def selected_ids(self) -> list[int]:
         """Ids of the selected documents."""
@@ -223,12 +268,7 @@ class DocumentsPanel(QWidget):
 
     # -- signals -----------------------------------------------------------------------
     def _on_progress(self, item: object) -> None:
-        text, done, total, eta = describe_step(item)
-        self.stage_label.setText(text)
-        self.overall_bar.setRange(0, max(1, total))
-        self.overall_bar.setValue(min(done, max(1, total)))
-        self.overall_bar.setFormat(f"{done}/{total}" if total else "")
-        self.eta_label.setText(f"ETA {duration(eta)}" if eta else "")
+        self._show_run()
         if isinstance(item, Progress):
             if item.stage == "load" and item.document_path:
                 self.reader.read_changed([item.document_path])
@@ -236,24 +276,35 @@ class DocumentsPanel(QWidget):
                 self.reader.read_changed(with_work=True)
 
     def _on_state_changed(self) -> None:
-        c = self.controller
-        if c.paused:
-            self.stage_label.setText("Paused: the calls in flight finish, no new ones start")
-            self.eta_label.setText("")
-        elif not c.busy:
-            self.stage_label.setText("Idle")
-            self.eta_label.setText("")
+        self._show_run()
         self.model.status_changed()
         self._update_buttons()
 
+    def _show_run(self) -> None:
+        """Draw the stage label, the bar, the notice and the failures from the one run state."""
+        state = self.controller.run_state()
+        self.stage_label.setText(state.text)
+        total = max(1, state.total)
+        self.overall_bar.setRange(0, total)
+        self.overall_bar.setValue(min(state.done, total) if state.active else (total if state.phase == "done" else 0))
+        self.overall_bar.setFormat(f"{state.done}/{state.total}" if state.active and state.total else "")
+        self.overall_bar.setVisible(state.active)
+        self.eta_label.setText(f"ETA {duration(state.eta)}" if state.eta and state.phase == "running" else "")
+        self.notice.setText(state.summary if not state.active else "")
+        self.notice.setStyleSheet(error_style() if state.phase == "failed" else "")
+        self.notice.setVisible(bool(self.notice.text()))
+        lines = [f"{document}: {reason}" for document, reason in state.failures]
+        self.failures_label.setText("Could not be added:\n" + "\n".join(lines) if lines else "")
+        self.failures_label.setVisible(bool(lines))
+
     def _on_finished(self, summary: str) -> None:
-        failures = [reason for _, reason in self.controller.failures]
-        self._show_notice(" ".join([summary, *failures]), error=bool(failures))
+        self._show_run()
         self.message.emit(summary)
 
     def _show_notice(self, text: str, error: bool = False) -> None:
         self.notice.setText(text)
         self.notice.setStyleSheet(error_style() if error else "")
+        self.notice.setVisible(bool(text))
 
     def _update_buttons(self) -> None:
         c = self.controller

@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QToolButton, QWidget
 
 from docatlas.core.base.settings import Settings
 from docatlas.core.llm.admin import OllamaProbe, host_label, is_remote
+from docatlas.gui.formatting import button_text, plain_tip
 
 GREEN, RED, AMBER, GREY = "#2e7d32", "#c62828", "#ef6c00", "#757575"
 
@@ -31,16 +32,17 @@ class OllamaStatusButton(QToolButton):
             self.state, color, word = "missing", AMBER, "not installed: " + ", ".join(probe.missing)
         else:
             self.state, color, word = "ready", GREEN, "reachable"
-        text = f"● Ollama {host_label(o.host)} · chat {o.model} · embed {o.embed_model} · {word}"
+        text = f"● Ollama {word} · {o.model}"  # host and embedding model: in the tooltip
         if remote:
             text += " · REMOTE: documents leave this computer"
             color = AMBER if self.state == "ready" else color
-        self.setText(text)
+        self.setText(button_text(text))
         self.setStyleSheet(f"QToolButton {{ color: {color}; }}")
-        tip = [f"Ollama at {host_label(o.host)}", f"Chat model: {o.model}", f"Embedding model: {o.embed_model}"]
+        tip = [f"Ollama at {host_label(o.host)}: {word}", f"Chat model: {o.model}",
+               f"Embedding model: {o.embed_model}"]
         if probe is not None and probe.error:
             tip.append(probe.error)
         if remote:
             tip.append("This host is not this computer: the text of your documents is sent to it.")
         tip.append("Click to set up Ollama.")
-        self.setToolTip("\n".join(tip))
+        self.setToolTip(plain_tip("\n".join(tip)))

@@ -109,5 +109,10 @@ class PassageViewer(QDialog):
 
     def open_document(self) -> None:
         """Open the original file with the system's application."""
-        if self.passage is not None:
-            self.interaction.open_url(QUrl.fromLocalFile(self.passage.path))
+        if self.passage is None:
+            return
+        path = Path(self.passage.path)
+        if not path.is_file():
+            self.where_label.setText(f"{path} is no longer there; it was moved or deleted.")
+        elif not self.interaction.open_url(QUrl.fromLocalFile(str(path))):
+            self.where_label.setText(f"No application on this computer opens {path.name}; it is at {path}.")
