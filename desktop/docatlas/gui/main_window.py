@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from docatlas.core.base import paths
 from docatlas.core.base.errors import DocAtlasError
 from docatlas.core.base.settings import Settings, load_settings
+from docatlas.core.jobs.auto_profile import AUTO
 from docatlas.core.llm.admin import OllamaProbe
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.dialogs.ollama_setup import OllamaSetupDialog
@@ -62,7 +63,7 @@ class MainWindow(QMainWindow):
                  check_ollama: bool = True):
         super().__init__()
         self.first_run = not paths.settings_path().exists()
-        self.settings = settings or load_settings(paths.settings_path())
+        self.settings = settings or load_settings(paths.settings_path(), profile_default=AUTO)
         self.state = state or load_state()
         self.interaction = Interaction(self)
         self.tasks = TaskRunner(self)

@@ -143,8 +143,11 @@ _SECTION_TYPES: dict[str, type] = {
 }
 
 
-def load_settings(path: Path | None) -> Settings:
+def load_settings(path: Path | None, profile_default: str | None = None) -> Settings:
     """Read settings.json, check every value, then lay the environment (OLLAMA_HOST) over it.
+
+    `profile_default` is the extraction profile when the file names none (the window passes
+    "auto"; the CLI keeps the built-in default unless `--profile` says otherwise).
 
     A missing file gives the defaults. A wrong value gets the default and one sentence in
     `Settings.warnings` (also logged); a value from the environment is marked so that
@@ -157,6 +160,8 @@ def load_settings(path: Path | None) -> Settings:
         if not isinstance(raw, dict):
             warnings.append(f'{_FILE}: "{name}" must be an object of settings; using the defaults for all of it.')
             raw = {}
+        if name == "extraction" and profile_default and "profile" not in raw:
+            raw = {**raw, "profile": profile_default}
         values, problems = checked_section(cls, raw)
         warnings.extend(problems)
         sections[name] = cls(**values)

@@ -70,6 +70,11 @@ def choose_profile(store: Store, work: Sequence[ChunkRow], settings: Settings, l
             stored_health.put_chosen_profile(store, llm.model, best, scores)
 
 
+def profile_in_use(store: Store, settings: Settings) -> str:
+    """The profile extraction uses now: the settings' own, or for `auto` the one chosen for the chat model."""
+    return resolved_settings(store, settings, settings.ollama.model).extraction.profile
+
+
 def resolved_settings(store: Store, settings: Settings, model: str) -> Settings:
     """`settings` with `auto` replaced by the profile chosen for `model` (else the first of TRIAL_ORDER)."""
     if settings.extraction.profile != AUTO:

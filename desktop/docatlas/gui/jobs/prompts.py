@@ -18,6 +18,7 @@ from docatlas.core.base.errors import DocAtlasError
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.ingest.extract import ChunkExtraction, extract_chunk, first_messages
+from docatlas.core.jobs.auto_profile import profile_in_use
 from docatlas.core.jobs.reextract import requeue_chunks
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.prompts import store as prompt_store
@@ -110,7 +111,7 @@ def requeue_job(db_path: Path, settings: Settings) -> Job:
     """Send the chunks extracted with other prompts back to pending; returns how many."""
     def run(context: TaskContext) -> int:
         with Store(db_path) as store:
-            ids = prompt_store.stale_chunks(store, settings.extraction.profile)
+            ids = prompt_store.stale_chunks(store, profile_in_use(store, settings))
             summarize = ModelSummarizer(lambda: OllamaLLM(settings.ollama, cache=store), settings.extraction,
                                         template=prompt_store.merge_template(store, "summarize"),
                                         cancel=context.cancel)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from docatlas.core.jobs.auto_profile import AUTO
 from docatlas.core.prompts.catalog import available_profiles, catalog, load_profile
 from docatlas.gui.prompts.editor import PromptEditor
 
@@ -51,6 +52,10 @@ def build_panel(panel: Any) -> None:
     panel.export_button.setToolTip("Write this workspace's prompts to one JSON file")
     panel.export_button.clicked.connect(lambda: panel.sets.export_prompts())
     panel.profile_combo = QComboBox()
+    panel.profile_combo.addItem("auto", AUTO)
+    panel.profile_combo.setItemData(0, "Try each profile on the first chunks and keep the one that gives the most "
+                                    "entities the text backs, for this model (remembered per model)",
+                                    Qt.ItemDataRole.ToolTipRole)
     for name in available_profiles():
         panel.profile_combo.addItem(name, name)
         panel.profile_combo.setItemData(panel.profile_combo.count() - 1, load_profile(name).description,

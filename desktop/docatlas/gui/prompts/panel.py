@@ -17,6 +17,7 @@ from PySide6.QtGui import QFont, QShowEvent
 from PySide6.QtWidgets import QTreeWidgetItem, QWidget
 
 from docatlas.core.base.settings import Settings
+from docatlas.core.jobs.auto_profile import AUTO, trial_profiles
 from docatlas.core.prompts import store as prompt_store
 from docatlas.core.prompts.catalog import available_profiles, spec
 from docatlas.core.storage.database import Store
@@ -61,6 +62,7 @@ class PromptsPanel(QWidget):
         self._context_model = ""
         self.reads = LatestReads(tasks, workspace, lambda failure: self.message.emit(failure.message))
         self._overrides: dict[str, str] = {}  # as last read
+        self._profile_read = ""  # the profile in use as last read ("auto" resolved for the model)
         build_panel(self)
         self.editor.save_requested.connect(self.save)
         self.editor.reset_requested.connect(self.reset)
@@ -72,7 +74,7 @@ class PromptsPanel(QWidget):
         self.show_profile()
         self._label_items()
         self.refresh_workspace()
-        self.select(f"{self.settings().extraction.profile}/extract")
+        self.select(f"{self.profile_shown()}/extract")
 
     # -- reading the store (on the runner) -------------------------------------------------
     @property
@@ -100,11 +102,20 @@ class PromptsPanel(QWidget):
 
     def refresh_workspace(self) -> None:
         """Documents changed: the chunks to try on, and whether the graph is older than the prompts."""
+        settings = self.settings()
+        self.read("tab", lambda store: read_tab(store, settings, MAX_CHUNKS), self._show_tab)
+
+    def profile_shown(self) -> str:
+        """The extraction profile in use: the settings' own, or for "auto" the one chosen for the model."""
         profile = self.settings().extraction.profile
-        self.read("tab", lambda store: read_tab(store, profile, MAX_CHUNKS), self._show_tab)
+        if profile != AUTO:
+            return profile
+        return self._profile_read or trial_profiles()[0]
 
     def _show_tab(self, found: TabRead) -> None:
         self._overrides = found.overrides
+        self._profile_read = found.profile
+        self._label_items()
         rows = found.chunks
         self.editor.trial.set_chunks([(r["id"], f"{r['title']} · chunk {r['idx'] + 1} ({r['tokens']} tokens)")
                                       for r in rows])
@@ -120,7 +131,7 @@ class PromptsPanel(QWidget):
 
     def _label_items(self) -> None:
         mine = self._overrides  # as last read
-        active = self.settings().extraction.profile
+        active = self.profile_shown()
         for key, item in self._items.items():
             edited = key in mine
             draft = key in self.editor.drafts
@@ -147,7 +158,7 @@ class PromptsPanel(QWidget):
         self.read("prompt", lambda store: read_prompt(store, key), shown)
 
     def _show_stale(self, stale: int, finished: int) -> None:
-        profile = self.settings().extraction.profile
+        profile = self.profile_shown()
         self.stale_banner.setVisible(stale > 0)
         self.stale_label.setText(
             f"{stale} of {finished} extracted chunks were built with other extraction prompts than the "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from docatlas.core.base.settings import Settings
+from docatlas.core.jobs.auto_profile import profile_in_use
 from docatlas.core.prompts import store as prompt_store
 from docatlas.core.prompts.catalog import spec
 from docatlas.core.storage.database import Store
@@ -24,6 +25,7 @@ class TabRead:
     stale: int = 0  # finished chunks extracted with other prompts than the profile in use
     finished: int = 0
     overrides: dict[str, str] = field(default_factory=dict)  # prompt key -> this workspace's text
+    profile: str = ""  # the profile extraction uses now ("auto" resolved for the chat model)
 
 
 @dataclass(frozen=True)
@@ -35,10 +37,11 @@ class SampleRead:
     values: dict[str, str]
 
 
-def read_tab(store: Store, profile: str, max_chunks: int) -> TabRead:
-    """The chunks offered for trying, the staleness of `profile` and the overrides."""
+def read_tab(store: Store, settings: Settings, max_chunks: int) -> TabRead:
+    """The chunks offered for trying, the staleness of the profile in use and the overrides."""
+    profile = profile_in_use(store, settings)
     stale, finished = prompt_store.staleness(store, profile)
-    return TabRead(trial_chunks(store, max_chunks), stale, finished, prompt_store.overrides(store))
+    return TabRead(trial_chunks(store, max_chunks), stale, finished, prompt_store.overrides(store), profile)
 
 
 def read_prompt(store: Store, key: str) -> PromptState:
@@ -57,6 +60,7 @@ def read_sample(store: Store, chunk_id: int | None, key: str | None, settings: S
     return SampleRead(text, sample, values)
 
 
-def read_staleness(store: Store, profile: str) -> int:
-    """Finished chunks extracted with other prompts than `profile` has now."""
-    return prompt_store.staleness(store, profile)[0]
+def read_staleness(store: Store, settings: Settings) -> tuple[str, int]:
+    """The profile in use and how many finished chunks were extracted with other prompts than it has now."""
+    profile = profile_in_use(store, settings)
+    return profile, prompt_store.staleness(store, profile)[0]

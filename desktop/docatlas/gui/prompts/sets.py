@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Signal, SignalInstance
 
 from docatlas.core.base import paths
 from docatlas.core.base.settings import Settings, save_settings
+from docatlas.core.jobs.auto_profile import AUTO
 from docatlas.core.prompts import store as prompt_store
 from docatlas.core.prompts.importer import ImportReport, read_prompt_file
 from docatlas.core.storage.database import Store
@@ -82,7 +83,7 @@ class PromptSets(QObject):
         count = len(report.prompts)
         text = f"{path.name} holds {count} prompt{'s' if count != 1 else ''} DocAtlas can use; import " \
                f"{'them' if count != 1 else 'it'}?"
-        active = panel.settings().extraction.profile
+        active = panel.profile_shown()
         if report.profile and report.profile != active:
             text += (f" Its extraction prompts are for the {report.profile} profile; choose that profile to "
                      "extract with them.")
@@ -131,7 +132,9 @@ class PromptSets(QObject):
             return
         self.settings_saved.emit(settings)
         panel.refresh()
-        panel.message.emit(f"New chunks are extracted with the {name} profile.")
+        chosen = "the profile that works best for the model (tried on the first chunks)" if name == AUTO \
+            else f"the {name} profile"
+        panel.message.emit(f"New chunks are extracted with {chosen}.")
 
     def extract_again(self) -> None:
         """Send the chunks built with other extraction prompts back for extraction, then run."""
@@ -139,9 +142,9 @@ class PromptSets(QObject):
         if panel.ingestion.busy:
             panel.message.emit("Wait for the current run to finish (or cancel it), then extract again.")
             return
-        profile = panel.settings().extraction.profile
-        panel.read("extract again", lambda store: read_staleness(store, profile),
-                   lambda stale: self._confirm_extract_again(profile, stale))
+        settings = panel.settings()
+        panel.read("extract again", lambda store: read_staleness(store, settings),
+                   lambda found: self._confirm_extract_again(*found))
 
     def _confirm_extract_again(self, profile: str, stale: int) -> None:
         panel = self.panel
