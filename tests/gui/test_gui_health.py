@@ -10,12 +10,20 @@ from docatlas.gui.views.ungrounded import UngroundedReview
 from fixtures.scripted_model import invented_responder
 from gui_helpers import wait_idle, wait_read
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtTest import QTest
 
 
 def menu_action(window, menu_title: str, text: str):
     menu = next(a.menu() for a in window.menuBar().actions() if a.text().replace("&", "") == menu_title)
     return next(a for a in menu.actions() if a.text().replace("&", "") == text)
+
+
+def shown_text(tooltip: str) -> str:
+    """What a person reads in a tooltip (tooltips are escaped rich text)."""
+    document = QTextDocument()
+    document.setHtml(tooltip)
+    return document.toPlainText()
 
 
 def cell(model, row: int, column: int, role=Qt.ItemDataRole.DisplayRole):
@@ -33,7 +41,7 @@ def test_documents_whose_chunks_gave_nothing_carry_a_mark_with_the_reason(qtbot,
                     and all(HEALTH_MARK in cell(model, r, ENTITIES) for r in range(model.rowCount())), timeout=15000)
     for row in range(model.rowCount()):
         assert cell(model, row, ENTITIES) == f"0 {HEALTH_MARK}"
-        tip = cell(model, row, ENTITIES, Qt.ItemDataRole.ToolTipRole)
+        tip = shown_text(cell(model, row, ENTITIES, Qt.ItemDataRole.ToolTipRole))
         assert tip.startswith("1 of 1 chunks gave no entity found in the text") and "json profile" in tip
 
 

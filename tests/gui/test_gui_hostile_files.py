@@ -19,5 +19,5 @@ def test_a_document_with_many_chunks_is_named_in_the_run_summary(qtbot, make_win
     chunks = window.workspace.store.counts()["chunks"]
     assert chunks > 5
     shown = panel.notice.text()
-    assert shown.startswith("Done: 1 documents")
+    assert shown.startswith("Done: 1 document,")
     assert f"letters.txt makes {chunks:,} chunks, about {chunks * 2:,} model calls" in shown
