@@ -175,6 +175,28 @@ def test_fit_fills_the_canvas(qtbot, stars, settings):
     assert explorer.shutdown()
 
 
+def test_a_fitted_view_stays_fitted_when_the_window_changes_size_but_a_moved_one_keeps_its_place(
+        qtbot, stars, settings):
+    explorer = open_explorer(qtbot, stars, settings)
+    canvas = explorer.canvas
+    explorer.toolbar.fit.trigger()
+    xy = explorer.model.xy
+
+    def span() -> float:
+        lo = canvas.view_transform().map(QPointF(*xy.min(axis=0)))
+        hi = canvas.view_transform().map(QPointF(*xy.max(axis=0)))
+        return max((hi.x() - lo.x()) / canvas.width(), (hi.y() - lo.y()) / canvas.height())
+
+    explorer.resize(explorer.width() // 2, explorer.height() * 3 // 4)  # a laptop: the chat takes half
+    qtbot.waitUntil(lambda: 0.85 <= span() <= 1.0, timeout=2000)
+    qtbot.keyClick(canvas, Qt.Key.Key_Plus)  # the person zooms in: a resize no longer refits
+    zoomed = canvas.scale
+    explorer.resize(explorer.width() + 100, explorer.height())
+    QApplication.processEvents()
+    assert canvas.scale == zoomed
+    assert explorer.shutdown()
+
+
 def test_legend_and_counts_follow_a_hidden_type(qtbot, explorer):
     everyone = sum(count for _, _, count in explorer.legend.entries)
     assert everyone == explorer.model.size

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from docatlas.gui.graph.flow import FlowBar
 from gui_helpers import wait_idle
 from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QAction
@@ -55,7 +56,7 @@ def every_action(window) -> list[tuple[str, QAction]]:
     for top in window.menuBar().actions():
         if top.menu() is not None:
             walk(top.menu(), top.text())
-    for bar in window.findChildren(QToolBar):
+    for bar in [*window.findChildren(QToolBar), *window.findChildren(FlowBar)]:
         for action in bar.actions():
             if not action.isSeparator() and action.isVisible() and action.text():
                 found.append((f"toolbar {bar.windowTitle() or bar.objectName()} > {action.text()}", action))

@@ -10,7 +10,8 @@ from docatlas.gui.conversations import FILENAME, Turn
 from docatlas.gui.views.chat_turn import TurnWidget
 from gui_helpers import wait_idle
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QGuiApplication, QTextDocument
+from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextDocument
+from PySide6.QtWidgets import QApplication
 
 QUESTION = "Who founded Harbor Analytics?"
 
@@ -141,3 +142,33 @@ def test_stop_ends_an_answer_and_a_failure_is_shown_in_the_turn(qtbot, ready, se
     assert "not reachable" in turn.error and "start Ollama" in turn.error
     assert "not reachable" in ready.statusBar().currentMessage()
     assert ready.ollama_dialog is not None and ready.ollama_dialog.isVisible()
+
+
+def _has_colour(widget, colour: QColor, tolerance: int = 40) -> bool:
+    """Some pixel of the widget as drawn is close to `colour`."""
+    image = widget.grab().toImage()
+    for y in range(0, image.height()):
+        for x in range(0, image.width()):
+            pixel = image.pixelColor(x, y)
+            if (abs(pixel.red() - colour.red()) + abs(pixel.green() - colour.green())
+                    + abs(pixel.blue() - colour.blue())) <= tolerance:
+                return True
+    return False
+
+
+def test_reference_links_take_the_link_colour_of_the_theme_chosen_in_the_view_menu(qtbot, ready):
+    from docatlas.gui.theme import dark_palette
+
+    ask(qtbot, ready)
+    button = ready.chat_panel.turns[0].reference_buttons[0]
+    dark_link = dark_palette().color(QPalette.ColorRole.Link)
+    try:
+        ready.actions_by_name["theme_dark"].trigger()
+        QApplication.processEvents()
+        assert _has_colour(button, dark_link)
+        ready.actions_by_name["theme_light"].trigger()
+        QApplication.processEvents()
+        light_link = QApplication.palette().color(QPalette.ColorRole.Link)
+        assert _has_colour(button, light_link) and not _has_colour(button, dark_link)
+    finally:
+        ready.actions_by_name["theme_light"].trigger()

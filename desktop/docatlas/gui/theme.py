@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 
 _DARK = {
     QPalette.ColorRole.Window: "#2b2b2b",
@@ -49,6 +49,21 @@ def apply_theme(app: QApplication, theme: str) -> None:
     dark = theme == "dark" or (theme == "system" and system_is_dark())
     app.setPalette(dark_palette() if dark else app.style().standardPalette())
     app.setProperty("docatlas_theme", theme)
+    _restyle(app)
+
+
+def _restyle(app: QApplication) -> None:
+    """Make widgets that resolved the old palette once take the new one: style sheets that name
+    `palette(...)` and rich-text labels with links keep the colours of the theme they were made in."""
+    for widget in app.allWidgets():
+        sheet = widget.styleSheet()
+        if "palette(" in sheet:
+            widget.setStyleSheet("")
+            widget.setStyleSheet(sheet)
+        if isinstance(widget, QLabel) and widget.textFormat() != Qt.TextFormat.PlainText and "<a " in widget.text():
+            text = widget.text()
+            widget.clear()
+            widget.setText(text)
 
 
 def follow_system(app: QApplication) -> None:

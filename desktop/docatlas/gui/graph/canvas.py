@@ -90,6 +90,7 @@ class GraphCanvas(CanvasInput, QWidget):
         self.renderer = Renderer(tasks if tasks is not None else TaskRunner(self), self)
         self.renderer.rendered.connect(self._on_rendered)
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS, timeout=self._request_render)
+        self._fitted: QRectF | None = None  # the rect the view was fitted to, until it is moved
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
@@ -196,6 +197,7 @@ class GraphCanvas(CanvasInput, QWidget):
         if rect.width() < 1e-6 or rect.height() < 1e-6:
             rect = rect.adjusted(-50, -50, 50, 50)
         self.set_view(rect.center(), FIT_FILL * min(self.width() / rect.width(), self.height() / rect.height()))
+        self._fitted = QRectF(rect)  # until the view is moved, a resize fits this again
 
     def centre_on(self, node: int, min_scale: float = 0.0) -> None:
         """Bring a node to the middle, zooming in to at least `min_scale`."""
@@ -217,6 +219,7 @@ class GraphCanvas(CanvasInput, QWidget):
         self._view_moved()
 
     def _view_moved(self) -> None:
+        self._fitted = None
         self._settle.start()
         self.update()
         self.viewChanged.emit()
@@ -302,8 +305,10 @@ class GraphCanvas(CanvasInput, QWidget):
         return self._widths[node]
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """Keep the centre; ask for an image of the new size."""
+        """Keep the centre (a fitted view is fitted again); ask for an image of the new size."""
         super().resizeEvent(event)
+        if self._fitted is not None and self.width() > 0 and self.height() > 0:
+            self.fit(self._fitted)
         self._settle.start()
 
     def shutdown(self) -> bool:

@@ -1,25 +1,30 @@
-"""The explorer's controls, in two rows: search, colouring, size, filters; neighbourhood, focus, view, export, edits."""
+"""The explorer's controls, in two groups that wrap onto more lines when the tab is narrow (`flow`):
+search, colouring, size, filters; neighbourhood, focus, view, export, edits."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, QStringListModel, Qt, Signal
+from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
     QLineEdit,
     QMenu,
+    QSizePolicy,
     QSpinBox,
-    QToolBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from docatlas.gui.graph.flow import FlowBar
 from docatlas.gui.graph.palette import BY_COMMUNITY, BY_TYPE, SIZE_BY_DEGREE, SIZE_BY_MENTIONS
 
 EXPORTS = (("png", "View as PNG (2x)…"), ("svg", "View as SVG…"), ("graphml", "Shown graph as GraphML…"),
            ("gexf", "Shown graph as GEXF…"), ("json", "Whole graph as JSON…"), ("csv", "Whole graph as CSV (folder)…"))
+
+
+MIN_WIDTH = 440  # px: the window's minimum height counts the lines at this width (no narrower than the tab)
 
 
 class ChoiceMenu(QToolButton):
@@ -81,8 +86,8 @@ class ChoiceMenu(QToolButton):
 
 
 class GraphToolbar(QWidget):
-    """Controls in two rows that fit 1280 pixels, so nothing hides in an overflow menu: what is
-    shown on the first (search, colour, size, filters), how to look at it on the second.
+    """Controls in two groups that wrap onto more lines when the tab is narrow, so nothing hides in
+    an overflow menu: what is shown (search, colour, size, filters), then how to look at it.
     The explorer reads their state and listens to `changed` and the action signals."""
 
     changed = Signal()  # anything that changes what is shown or how
@@ -96,13 +101,17 @@ class GraphToolbar(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.rows = (QToolBar("Graph: what is shown"), QToolBar("Graph: view"))
+        self.rows = (FlowBar("Graph: what is shown", min_width=MIN_WIDTH),
+                     FlowBar("Graph: view", min_width=MIN_WIDTH))
         self.filters, self.view = self.rows
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         for row in self.rows:
-            row.setIconSize(QSize(16, 16))
+            row.setSizePolicy(policy)
             layout.addWidget(row)
         self.search = QLineEdit(placeholderText="Find an entity…", clearButtonEnabled=True)
         self.search.setMaximumWidth(240)
