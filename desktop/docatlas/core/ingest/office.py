@@ -64,7 +64,7 @@ def load_pdf(path: Path) -> tuple[str, list[tuple[int | None, str]]]:
 
 
 def load_docx(path: Path) -> tuple[str, list[tuple[int | None, str]]]:
-    """The title and the text (paragraphs, tables as header-labelled rows); refused first if it looks like a zip bomb."""
+    """The title and the text (paragraphs, tables as header-labelled rows); a zip bomb is refused first."""
     import docx
     from docx.table import Table
 

@@ -3,14 +3,13 @@
 A row reads as a sentence of its header-labelled cells ("Name: Ada; City: Paris."), so a
 model sees which value belongs to which column. Rows are read as a stream (openpyxl's
 read-only mode, the csv module over a decoded stream); a sheet of more than `MAX_ROWS`
-rows is sampled evenly and the document carries a warning saying how much was kept.
+rows is sampled evenly (rows spread through it) and the document carries a warning saying how much was kept.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,19 +48,25 @@ def table_text(rows: list[list[str]]) -> str:
     return "\n".join(line for cells in rows[1:] if (line := row_sentence(rows[0], cells)))
 
 
-def _sheet_text(rows: Iterator[list[str]], total: int | None) -> tuple[str, int, int]:
-    """The sentences of a sheet's rows; (text, rows kept, rows in the sheet)."""
+def _sheet_text(rows: Iterator[list[str]]) -> tuple[str, int, int]:
+    """The sentences of a sheet's rows; (text, rows kept, rows in the sheet).
+
+    Past `MAX_ROWS`, every other kept row is dropped and the stride doubles, so the rows
+    kept stay spread evenly through the sheet without knowing its length in advance and
+    never more than `MAX_ROWS` sentences are held."""
     headers: list[str] = []
     for first in rows:
         if any(first):
             headers = first
             break
-    stride = max(1, math.ceil((total - 1) / MAX_ROWS)) if total and total - 1 > MAX_ROWS else 1
-    lines, seen = [], 0
+    lines: list[str] = []
+    stride, seen = 1, 0
     for position, cells in enumerate(rows):
         seen += 1
-        if position % stride == 0 and len(lines) < MAX_ROWS and (line := row_sentence(headers, cells)):
+        if position % stride == 0 and (line := row_sentence(headers, cells)):
             lines.append(line)
+            if len(lines) > MAX_ROWS:
+                lines, stride = lines[::2], stride * 2
     if not lines and headers:  # a sheet of one row: its cells are the content
         lines.append(row_sentence([], headers))
     return "\n".join(lines), len(lines), seen
@@ -97,9 +102,8 @@ def load_xlsx(path: Path) -> Loaded:
         loaded.meta("created", iso_date(props.created))
         loaded.meta("modified", iso_date(props.modified))
         for number, sheet in enumerate(book.worksheets, start=1):
-            total = sheet.max_row if isinstance(sheet.max_row, int) else None
             rows = ([_cell(v) for v in row] for row in sheet.iter_rows(values_only=True))
-            text, kept, seen = _sheet_text(rows, total)
+            text, kept, seen = _sheet_text(rows)
             if seen > MAX_ROWS:
                 loaded.warnings.append(_sampled(path, f"sheet {sheet.title!r}", kept, seen))
             if text:
@@ -131,16 +135,10 @@ def _csv_rows(path: Path) -> Iterator[list[str]]:
             raise damaged(path, "CSV file", ".csv") from exc
 
 
-def _count_lines(path: Path) -> int:
-    with open(path, "rb") as handle:
-        return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b"")) + 1
-
-
 def load_csv(path: Path) -> Loaded:
     """The file's rows as sentences labelled by its header row (one page)."""
     loaded = Loaded()
-    total = _count_lines(path)
-    text, kept, seen = _sheet_text(_csv_rows(path), total)
+    text, kept, seen = _sheet_text(_csv_rows(path))
     if seen > MAX_ROWS:
         loaded.warnings.append(_sampled(path, "the file", kept, seen))
     if "\x00" in text:

@@ -47,6 +47,21 @@ def metadata_of(store: Store, document_ids: Sequence[int]) -> dict[int, dict[str
     return found
 
 
+def byline(metadata: dict[str, str]) -> str:
+    """Who and when, for a reference: "Ada Lovelace, 2026-03-02" (author or sender; a date)."""
+    who = metadata.get("author") or metadata.get("from") or ""
+    when = (metadata.get("date") or metadata.get("created") or metadata.get("modified") or "")[:10]
+    return ", ".join(part for part in (who, when) if part)
+
+
+def all_metadata(store: Store) -> dict[int, dict[str, str]]:
+    """Every document's metadata, by id (a full read of the Documents list)."""
+    found: dict[int, dict[str, str]] = {}
+    for row in store.query("SELECT document_id, key, value FROM document_metadata ORDER BY document_id, key"):
+        found.setdefault(int(row["document_id"]), {})[str(row["key"])] = str(row["value"])
+    return found
+
+
 def documents_matching(store: Store, key: str | None, text: str) -> list[int]:
     """Ids of documents whose metadata (under `key`, or any key) contains `text`, case-insensitively."""
     pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
