@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QMenu, QPlainTextEdit, QWidget
 from docatlas.core.storage.read_models import document_preview
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.ingestion import IngestionController
+from docatlas.gui.models.documents_model import metadata_lines
 from docatlas.gui.workspace import READ_PREVIEW
 
 
@@ -122,7 +123,8 @@ class DocumentActions:
         if document_id == self.preview_of:
             row = self._row(document_id)
             name = row.name if row is not None else "This document"
-            self.view.preview.setPlainText(text or f"{name} has no text yet (it was not read, or it failed).")
+            about = "\n".join(metadata_lines(row)) + "\n\n" if row is not None and row.metadata else ""
+            self.view.preview.setPlainText(about + (text or f"{name} has no text yet (it was not read, or it failed)."))
             self.view.preview.show()
         if then_open:
             if chunk is None:
