@@ -218,9 +218,10 @@ def _add_file(store: Store, path: Path, settings: Settings, failures: list,
                 settings.chunking.chunk_tokens, settings.chunking.overlap_tokens), failures, warnings)
     except DocumentError as exc:
         failures.append((shown_path(resolved), exc.message))
-        return "failed", store.put_failed_document(
+        dropped = store.put_failed_document(
             path=resolved, title=shown_path(path.stem), kind=path.suffix.lstrip(".").lower(),
             content_hash=digest, size=size, error=exc.message)
+        return "failed", dropped | drop_parts(store, resolved)  # a damaged message keeps no old attachments
     if isinstance(document, TextStream) and document.replaced:
         warnings.append(f"{name} has {document.replaced:,} bytes that are not valid UTF-8; they were "
                         "read as \ufffd and the rest as UTF-8, so check the file if names look wrong.")

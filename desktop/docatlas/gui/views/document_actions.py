@@ -101,7 +101,7 @@ class DocumentActions:
 
     def retry(self, document_ids: list[int]) -> None:
         """Run again over these failed documents."""
-        paths = [Path(r.path) for r in (self._row(i) for i in document_ids) if r is not None]
+        paths = [_file_of(r.path) for r in (self._row(i) for i in document_ids) if r is not None]
         if paths:
             self.view.controller.add(paths)
 
@@ -131,3 +131,11 @@ class DocumentActions:
                 self.view.say("This document has no passages yet.")
             else:
                 self.view.show_passage(chunk)
+
+
+def _file_of(path: str) -> Path:
+    """The file a document is read from: an attachment or a mailbox's message (`file#part`) is
+    read again through the file it came in."""
+    while "#" in path and not Path(path).exists():
+        path = path.rsplit("#", 1)[0]
+    return Path(path)
