@@ -114,3 +114,24 @@ def test_a_damaged_attachment_is_a_failure_with_its_sentence(model, capsys, tmp_
     with Store(Path(ws) / "docatlas.sqlite") as store:
         (doc,) = store.documents()
         assert stored_metadata.metadata_of(store, [doc.id])[doc.id]["subject"] == "Broken"
+
+
+def test_a_grown_mailbox_extracts_only_its_new_message(model, capsys, tmp_path: Path) -> None:
+    box = make_mbox(tmp_path / "box.mbox", ["Budget Review", "Fleet Plan"])
+    ws = str(tmp_path / "ws")
+    code, _, err = docatlas(capsys, "--data-dir", ws, "ingest", str(box))
+    assert code == 0, err
+    first = {Path(d["path"]).name: d["id"] for d in status(capsys, ws)["documents"]}
+    make_mbox(tmp_path / "more.mbox", ["Harbor Visit"])
+    with open(box, "ab") as out:
+        out.write((tmp_path / "more.mbox").read_bytes().replace(b"Message 1:", b"Message 3:"))
+    chats_before = len([r for r in model.requests if r["path"] == "/api/chat"])
+    code, _, err = docatlas(capsys, "--data-dir", ws, "ingest", str(box))
+    assert code == 0, err
+    now = {Path(d["path"]).name: d["id"] for d in status(capsys, ws)["documents"]}
+    assert now["box.mbox#message-1"] == first["box.mbox#message-1"]  # unchanged messages are kept as they were
+    assert now["box.mbox#message-2"] == first["box.mbox#message-2"]
+    assert "box.mbox#message-3" in now
+    chats = [r for r in model.requests if r["path"] == "/api/chat"][chats_before:]
+    sent = " ".join(m["content"] for r in chats for m in r["body"]["messages"])
+    assert "Harbor Visit" in sent and "Budget Review meeting was held" not in sent
