@@ -186,7 +186,7 @@ def test_docx_paragraphs_headings_and_table(tmp_path: Path) -> None:
     document = load_document(path)
     assert document.kind == "docx" and document.title == "Memo Title"
     assert document.text == ("Overview\n\nFirst paragraph.\n\nSecond paragraph.\n\n"
-                             "Name | Role\nAda | Engineer\n\nAfter the table.")
+                             "Name: Ada; Role: Engineer.\n\nAfter the table.")  # a row reads as a sentence
     assert document.pages[0].number is None
 
 
@@ -269,7 +269,7 @@ def test_discover(tmp_path: Path) -> None:
         (folder / name).write_text("x", encoding="utf-8")
     loose = tmp_path / "loose.html"
     loose.write_text("x", encoding="utf-8")
-    bad = tmp_path / "sheet.xlsx"
+    bad = tmp_path / "deck.key"
     bad.write_text("x", encoding="utf-8")
     missing = tmp_path / "nowhere.txt"
 
@@ -280,8 +280,9 @@ def test_discover(tmp_path: Path) -> None:
     assert [path for path, _ in skipped] == [bad, missing]
     for path, reason in skipped:
         assert path.name in reason and reason.endswith(".")
-    assert ".xlsx" in skipped[0][1]
+    assert ".key" in skipped[0][1]
 
 
 def test_supported_suffixes() -> None:
-    assert SUPPORTED_SUFFIXES == {".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"}
+    assert SUPPORTED_SUFFIXES >= {".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx",
+                                  ".eml", ".mbox", ".msg", ".pptx", ".xlsx", ".csv", ".epub", ".odt", ".rtf"}

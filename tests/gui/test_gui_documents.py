@@ -67,7 +67,7 @@ def test_failures_are_shown_with_the_reason_and_retry_fixes_them(qtbot, make_win
     window = make_window()
     empty = tmp_path / "empty.txt"
     empty.write_text("", encoding="utf-8")
-    sheet = tmp_path / "budget.xlsx"
+    sheet = tmp_path / "budget.numbers"
     sheet.write_bytes(b"PK\x03\x04")
     server.fail_next("http500", times=3, paths=("/api/chat",))  # alpha's one chunk: the call and 2 retries
     window.documents_panel.add_paths([corpus / "alpha.txt", empty, sheet])
@@ -77,7 +77,7 @@ def test_failures_are_shown_with_the_reason_and_retry_fixes_them(qtbot, make_win
     assert shown["alpha.txt"].startswith("failed: ") and "Ollama" in shown["alpha.txt"]
     assert shown["empty.txt"].startswith("failed: ")
     panel = window.documents_panel
-    assert "budget.xlsx has an unsupported type" in panel.failures_label.text()
+    assert "budget.numbers has an unsupported type" in panel.failures_label.text()
     assert "unsupported" not in panel.notice.text()  # failures apart from the summary
     assert panel.notice.text().startswith("Done: ")
     assert "(3 failed)" in window.work_label.text() or "failed)" in window.work_label.text()

@@ -16,6 +16,7 @@ from docatlas.core.graph.suggest import accept, get_suggestion, reject, suggest_
 from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.llm.replay import ReplayLLM
 from docatlas.core.prompts import store as prompt_store
+from docatlas.core.storage import metadata as stored_metadata
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.health import document_health
 
@@ -41,13 +42,18 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
     """Print what the workspace holds."""
     documents = []
     health = document_health(store)
+    meta = stored_metadata.all_metadata(store)
+    wanted = metadata_filter(store, args.where) if getattr(args, "where", None) else None
     for doc in store.documents():
+        if wanted is not None and doc.id not in wanted:
+            continue
         counts = store.chunk_counts(doc.id)
         documents.append({
             "id": doc.id, "path": doc.path, "title": doc.title, "kind": doc.kind, "status": doc.status,
             "error": doc.error, "chunks": sum(counts.values()),
             "chunks_done": counts.get("done", 0) + counts.get("empty", 0),
-            "health": health.get(doc.id),
+            "health": health.get(doc.id), "metadata": meta.get(doc.id, {}),
+            "part_of": stored_metadata.parent_of(store, doc.id),
         })
     report = {"workspace": str(store.path.parent), **store.counts(), "documents": documents}
     if args.json:
@@ -59,9 +65,17 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
         print(line + (f"\n        {clean(d['error'])}" if d["error"] else ""))
         if health_line := document_health_line(d["health"]):
             print(f"        {clean(health_line)}")
+        if d["metadata"]:
+            print("        " + clean(" · ".join(f"{k}: {v}" for k, v in d["metadata"].items())))
     print(f"{report['entities']} entities, {report['relations']} relations, "
           f"{report['chunks_pending']} chunks pending, {report['chunks_failed']} failed.")
     return 0
+
+
+def metadata_filter(store: Store, where: str) -> set[int]:
+    """The documents `--where KEY=TEXT` (or `--where TEXT`, any key) selects."""
+    key, _, text = where.partition("=") if "=" in where else ("", "", where)
+    return set(stored_metadata.documents_matching(store, key.strip().lower() or None, text.strip()))
 
 
 def cmd_suggestions(args: argparse.Namespace, store: Store, settings: Settings) -> int:

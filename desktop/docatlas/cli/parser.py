@@ -73,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     status = sub.add_parser("status", help="documents, chunks and graph size")
     status.add_argument("--json", action="store_true", help="machine-readable output")
+    status.add_argument("--where", metavar="KEY=TEXT",
+                        help="only documents whose metadata has TEXT (under KEY: author, from, date, ...)")
     _prompts_parser(sub, writes)
     ungrounded = sub.add_parser("ungrounded", parents=[writes],
                                 help="records the model gave that their text does not contain; accept one to keep it")

@@ -49,6 +49,7 @@ def cmd_query(args: argparse.Namespace, store: Store, settings: Settings) -> int
         print("\nSources:")
         for ref in sources:
             label = f"[{ref.label}] " if ref.label else ""
-            print(clean(f"  {label}{ref.document}{page_label(ref.page, ref.page_end)} (chunk {ref.chunk})"))
+            by = f" — {ref.byline}" if ref.byline else ""
+            print(clean(f"  {label}{ref.document}{page_label(ref.page, ref.page_end)} (chunk {ref.chunk}){by}"))
     return 0
 

@@ -1,4 +1,4 @@
-"""The one guard for zip-based documents (.docx now, every zip-based format to come).
+"""The one guard for zip-based documents: .docx, .pptx, .xlsx, .epub and .odt.
 
 Before any part is inflated, the archive's directory is read and the file refused when
 its parts would inflate past `MAX_UNCOMPRESSED_BYTES`, when a large part inflates more than

@@ -1,4 +1,4 @@
-"""Document loaders: turn .txt, .md, .html, .pdf and .docx files into plain text pages.
+"""Document loaders: turn .txt, .md, .html, .pdf, .docx and the `formats` files into text pages.
 
 Plain text is read as a stream (`open_document` -> `TextStream`), never whole; HTML pages
 up to `MAX_HTML_BYTES`; PDF and Word in `office` (archives checked by `archive_guard`).
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import tempfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -20,14 +21,16 @@ from docatlas.core.base.errors import DocumentError
 from docatlas.core.base.paths import shown_name, shown_path
 from docatlas.core.ingest.decoding import CONTROL, Encoding, choose_encoding, decode_blocks, looks_binary
 from docatlas.core.ingest.discovery import discover as _discover
+from docatlas.core.ingest.formats import FORMAT_LOADERS, FORMATS_TEXT, office_metadata, safe_file_name
+from docatlas.core.ingest.loaded import Loaded, Part
 from docatlas.core.ingest.office import load_docx, load_pdf
 
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(
     {".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"}
-)
+) | frozenset(FORMAT_LOADERS)
 _KINDS = {".txt": "txt", ".md": "md", ".markdown": "md", ".html": "html", ".htm": "html",
-          ".pdf": "pdf", ".docx": "docx"}
-_SUPPORTED_TEXT = ".txt, .md, .html, .pdf or .docx"
+          ".pdf": "pdf", ".docx": "docx"} | {suffix: suffix[1:] for suffix in FORMAT_LOADERS}
+_SUPPORTED_TEXT = ".txt, .md, .html, .pdf, .docx, " + FORMATS_TEXT
 MAX_HTML_BYTES = 64 << 20  # an HTML page is parsed whole; plain text is read as a stream
 
 
@@ -48,6 +51,10 @@ class Document:
     kind: str
     content_hash: str
     pages: tuple[Page, ...]
+    metadata: tuple[tuple[str, str], ...] = ()  # (key, value): author, title, dates, mail headers
+    warnings: tuple[str, ...] = ()
+    parts: Iterable[tuple[Part, Document | DocumentError]] = field(default=(), compare=False)  # attachments, messages
+    part_key: str = ""  # within its parent document; "" for a file of its own
 
     @property
     def text(self) -> str:
@@ -108,6 +115,7 @@ def load_document(path: Path) -> Document:
     """Read one supported file whole into a `Document`; raise `DocumentError` if it cannot be used."""
     path = Path(path)
     kind = _checked_kind(path)
+    extra: dict[str, str] = {}
     try:
         content_hash = file_hash(path)
         if kind in ("txt", "md"):
@@ -115,16 +123,51 @@ def load_document(path: Path) -> Document:
             title, pages = stream.title, [Page(None, "".join(stream.blocks()))]
         elif kind == "html":
             title, pages = _load_html(path)
-        else:
+        elif kind in ("pdf", "docx"):
             title, numbered = load_pdf(path) if kind == "pdf" else load_docx(path)
             pages = [Page(number, text) for number, text in numbered]
+            extra = office_metadata(path, kind)
+        else:
+            return _from_loaded(path, kind, content_hash, FORMAT_LOADERS[path.suffix.lower()](path))
     except OSError as exc:
         raise _unreadable(path, exc) from exc
     pages = tuple(page for page in pages if page.text.strip())
     if not pages:
         raise DocumentError(f"{shown_name(path)} is empty; add a file that contains text.")
     return Document(path=path, title=" ".join(str(title).split()) or shown_path(path.stem), kind=kind,
-                    content_hash=content_hash, pages=pages)
+                    content_hash=content_hash, pages=pages, metadata=tuple(extra.items()))
+
+
+def _from_loaded(path: Path, kind: str, content_hash: str, loaded: Loaded) -> Document:
+    """A `Document` from a format loader's result; its parts are loaded when iterated."""
+    pages = tuple(Page(number, text) for number, text in loaded.pages if text.strip())
+    if not pages:
+        raise DocumentError(f"{shown_name(path)} is empty; add a file that contains text.")
+    return Document(path=path, title=" ".join(loaded.title.split()) or shown_path(path.stem), kind=kind,
+                    content_hash=content_hash, pages=pages, metadata=tuple(loaded.metadata.items()),
+                    warnings=tuple(loaded.warnings), parts=_part_documents(path, loaded.parts, kind))
+
+
+def _part_documents(parent: Path, parts: Iterable[Part], kind: str) -> Iterator[tuple[Part, Document | DocumentError]]:
+    """Each part as a document of its own (or the error that refused it), linked to `parent`."""
+    link = ("mailbox" if kind == "mbox" else "attached to", shown_name(parent))
+    for part in parts:
+        virtual = Path(f"{parent}#{part.key}")
+        try:
+            if part.loaded is not None:
+                document = _from_loaded(virtual, "eml", hashlib.sha256(part.data or b"").hexdigest(), part.loaded)
+            else:
+                with tempfile.TemporaryDirectory(prefix="docatlas-part-") as folder:
+                    copy = Path(folder) / (safe_file_name(part.name) or "attachment")
+                    copy.write_bytes(part.data or b"")
+                    document = load_document(copy)
+                    extras = tuple((inner, replace(found, path=Path(f"{virtual}#{inner.key}"))
+                                    if isinstance(found, Document) else found) for inner, found in document.parts)
+                document = replace(document, path=virtual, parts=extras)
+        except DocumentError as exc:
+            yield part, exc
+            continue
+        yield part, replace(document, part_key=part.key, metadata=(*document.metadata, link))
 
 
 # --- plain text -------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from pathlib import Path
 from docatlas.core.base.errors import DocumentError
 from docatlas.core.base.paths import shown_name
 from docatlas.core.ingest.archive_guard import check_archive
+from docatlas.core.ingest.sheets import table_text
 
 # --- PDF --------------------------------------------------------------------------------
 
@@ -63,7 +64,7 @@ def load_pdf(path: Path) -> tuple[str, list[tuple[int | None, str]]]:
 
 
 def load_docx(path: Path) -> tuple[str, list[tuple[int | None, str]]]:
-    """The title and the text (paragraphs, tables as rows); refused first if it looks like a zip bomb."""
+    """The title and the text (paragraphs, tables as header-labelled rows); a zip bomb is refused first."""
     import docx
     from docx.table import Table
 
@@ -81,8 +82,8 @@ def load_docx(path: Path) -> tuple[str, list[tuple[int | None, str]]]:
                             seen.add(id(cell._tc))
                             cells.append(" ".join(cell.text.split()))
                     if any(cells):
-                        rows.append(" | ".join(cells))
-                blocks.append("\n".join(rows))
+                        rows.append(cells)
+                blocks.append(table_text(rows))
             else:
                 blocks.append(item.text.strip())
         title = document.core_properties.title or ""

@@ -32,8 +32,9 @@ from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.ingest.chunking import iter_chunks
 from docatlas.core.ingest.extract import ChunkExtraction, extract_chunk
 from docatlas.core.ingest.findings import accepted_keys, record_findings
-from docatlas.core.ingest.loaders import DocumentError, TextStream, discover, file_hash, open_document
+from docatlas.core.ingest.loaders import Document, DocumentError, TextStream, discover, file_hash, open_document
 from docatlas.core.jobs.auto_profile import AUTO, choose_profile, resolved_settings
+from docatlas.core.jobs.parts import chunker, drop_parts, store_parts
 from docatlas.core.jobs.run_health import finish_run_health
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.llm.protocol import LLM
@@ -168,7 +169,9 @@ def remove_document(store: Store, document_id: int, summarize: Summarizer | None
     be summarised (from the cache when the same set was summarised before)."""
     for _ in heal_steps(store, summarize):  # what an earlier run left owed comes first
         pass
-    touched = store.delete_document(document_id)
+    row = next((d for d in store.find_documents(str(document_id)) if d.id == document_id), None)
+    touched = drop_parts(store, row.path) if row is not None else set()  # its attachments go with it
+    touched |= store.delete_document(document_id)
     rebuild(store, touched, summarize)
     return touched
 
@@ -206,13 +209,19 @@ def _add_file(store: Store, path: Path, settings: Settings, failures: list,
     try:
         document = open_document(path)
         # Read, cut and stored as a stream in one transaction: a read error keeps the old version.
-        _, touched = store.put_document(path=resolved, title=document.title, kind=document.kind,
-                                        content_hash=digest, size=size, chunks=counted())
+        doc_id, touched = store.put_document(path=resolved, title=document.title, kind=document.kind,
+                                             content_hash=digest, size=size, chunks=counted(),
+                                             metadata=getattr(document, "metadata", ()))
+        if isinstance(document, Document):  # attachments, a mailbox's messages: documents of their own
+            warnings.extend(w for w in document.warnings if w not in warnings)
+            touched |= store_parts(store, doc_id, resolved, document, chunker(
+                settings.chunking.chunk_tokens, settings.chunking.overlap_tokens), failures, warnings)
     except DocumentError as exc:
         failures.append((shown_path(resolved), exc.message))
-        return "failed", store.put_failed_document(
+        dropped = store.put_failed_document(
             path=resolved, title=shown_path(path.stem), kind=path.suffix.lstrip(".").lower(),
             content_hash=digest, size=size, error=exc.message)
+        return "failed", dropped | drop_parts(store, resolved)  # a damaged message keeps no old attachments
     if isinstance(document, TextStream) and document.replaced:
         warnings.append(f"{name} has {document.replaced:,} bytes that are not valid UTF-8; they were "
                         "read as \ufffd and the rest as UTF-8, so check the file if names look wrong.")

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from docatlas.core.retrieval.context import Context
 from docatlas.core.storage import context as lookups
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.metadata import byline, metadata_of
 
 _BRACKETS = re.compile(r"\[([^\[\]]{1,80})\]")
 _LABEL = re.compile(r"\b([ERCPK]\d{1,4})\b")
@@ -33,6 +34,7 @@ class Reference:
     text: str
     label: str = ""  # its label in the context ("C2"), empty when only an entity led to it
     cited: bool = False
+    byline: str = ""  # who wrote or sent the document and when ("Ada Lovelace, 2026-03-02")
 
     def to_json(self) -> dict:
         """`{document, page, chunk}` as the CLI contract says, plus the rest for the GUI."""
@@ -69,6 +71,7 @@ def build_references(store: Store, context: Context, answer: str, limit: int) ->
 def _load(store: Store, ids: Sequence[int], labels: dict[int, str], cited: Iterable[int]) -> list[Reference]:
     cited = set(cited)
     rows = lookups.chunk_sources(store, ids)
+    meta = metadata_of(store, sorted({r.document_id for r in rows.values()}))
     return [Reference(i, r.document_id, r.path, r.title, r.page_start, r.page_end, r.idx, r.text,
-                      labels.get(i, ""), i in cited)
+                      labels.get(i, ""), i in cited, byline(meta.get(r.document_id, {})))
             for i in ids if (r := rows.get(i)) is not None]

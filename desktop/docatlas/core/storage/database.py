@@ -223,6 +223,7 @@ class Store:
         content_hash: str,
         size: int,
         chunks: Iterable[NewChunk],
+        metadata: Iterable[tuple[str, str]] = (),
     ) -> tuple[int, set[str]]:
         """Store a (new or changed) document and all its chunks as `pending`, in one go.
 
@@ -243,6 +244,8 @@ class Store:
             )
             doc_id = cursor.lastrowid
             _keep_path_bytes(conn, doc_id, raw_path)
+            conn.executemany("INSERT OR REPLACE INTO document_metadata(document_id, key, value) VALUES (?, ?, ?)",
+                             ((doc_id, key, value) for key, value in metadata if value))
             inserted = conn.executemany(
                 "INSERT INTO chunks(document_id, idx, text, tokens, page_start, page_end, status, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)",

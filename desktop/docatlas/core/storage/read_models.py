@@ -14,6 +14,7 @@ from pathlib import Path
 
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.health import HealthMark, health_marks
+from docatlas.core.storage.metadata import all_metadata, metadata_of
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class DocumentSummary:
     chunks_pending: int
     entities: int
     health: HealthMark | None = None  # extraction health of its finished chunks
+    metadata: tuple[tuple[str, str], ...] = ()  # author, title, dates, mail headers (sorted by key)
 
     @property
     def name(self) -> str:
@@ -67,10 +69,11 @@ def _marks(values: Sequence) -> str:
 def _summaries(store: Store, where: str, params: Sequence, entities: dict[int, int]) -> list[DocumentSummary]:
     rows = store.query(_SUMMARY.format(where=where), params)
     marks = health_marks(store, [r["id"] for r in rows] if where else None)
+    meta = metadata_of(store, [r["id"] for r in rows]) if where else all_metadata(store)
     return [
         DocumentSummary(r["id"], r["path"], r["title"], r["kind"], r["size"] or 0, r["status"], r["error"] or "",
                         r["chunks"], r["done"], r["failed"], r["pending"], entities.get(r["id"], 0),
-                        marks.get(r["id"]))
+                        marks.get(r["id"]), tuple(sorted(meta.get(r["id"], {}).items())))
         for r in rows
     ]
 

@@ -1,5 +1,5 @@
 """The documents table: name, type, size, chunks, status, entities found (with a health mark,
-its reason in the tooltip, when extraction went badly).
+its reason in the tooltip, when extraction went badly), author or sender, and date.
 
 Rows are `DocumentSummary` read off the GUI thread (see `WorkspaceReader`); `refresh()`
 takes a full read and diffs by document id so the selection survives, `update()` takes the
@@ -21,11 +21,12 @@ from docatlas.core.storage.read_models import DocumentSummary
 from docatlas.gui.formatting import duration, human_size, plain_tip
 from docatlas.gui.theme import error_color
 
-COLUMNS = ("Name", "Type", "Size", "Chunks", "Status", "Entities")
-NAME, KIND, SIZE, CHUNKS, STATUS, ENTITIES = range(len(COLUMNS))
+COLUMNS = ("Name", "Type", "Size", "Chunks", "Status", "Entities", "Author / From", "Date")
+NAME, KIND, SIZE, CHUNKS, STATUS, ENTITIES, AUTHOR, DATE = range(len(COLUMNS))
 PROGRESS_ROLE = Qt.ItemDataRole.UserRole + 1  # (done, total) while a document is being extracted
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 ID_ROLE = Qt.ItemDataRole.UserRole + 3
+FILTER_ROLE = Qt.ItemDataRole.UserRole + 4  # what the filter box matches: name, title and every metadata value
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 ROOT = QModelIndex()
@@ -50,6 +51,23 @@ def health_reason(row: DocumentSummary) -> str:
     mark = row.health
     return "" if mark is None else document_reason(mark.chunks, mark.no_entity, mark.ungrounded, mark.cut,
                                                    mark.remapped)
+
+
+def author_of(row: DocumentSummary) -> str:
+    """Who wrote the document (its author) or sent it (an email's From)."""
+    meta = dict(row.metadata)
+    return meta.get("author") or meta.get("from") or ""
+
+
+def date_of(row: DocumentSummary) -> str:
+    """The document's date: an email's Date, else created, else modified (ISO, so it sorts)."""
+    meta = dict(row.metadata)
+    return (meta.get("date") or meta.get("created") or meta.get("modified") or "")[:19].replace("T", " ")
+
+
+def metadata_lines(row: DocumentSummary) -> list[str]:
+    """"key: value" for each metadata pair, for a tooltip or the preview."""
+    return [f"{key}: {value}" for key, value in row.metadata]
 
 
 def status_text(row: DocumentSummary, run: RunView, eta: float | None = None) -> str:
@@ -105,13 +123,17 @@ class DocumentTableModel(QAbstractTableModel):
             return self._sort_key(row, column)
         if role == ID_ROLE:
             return row.id
+        if role == FILTER_ROLE:
+            return " ".join((row.name, row.title, *(value for _, value in row.metadata)))
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == STATUS and row.error:
                 return plain_tip(row.error)
             if column == ENTITIES:
                 reason = health_reason(row)
                 return plain_tip(reason) if reason else None
-            return plain_tip(row.path) if column == NAME else None
+            if column == NAME:
+                return plain_tip("\n".join((row.path, *metadata_lines(row))))
+            return plain_tip(self._display(row, column)) if column in (AUTHOR, DATE) else None
         if role == Qt.ItemDataRole.ForegroundRole and column == STATUS and row.status == "failed" \
                 and not row.chunks_pending:
             return error_color()
@@ -199,6 +221,10 @@ class DocumentTableModel(QAbstractTableModel):
         if column == STATUS:
             run = self.run_view()
             return status_text(row, run, self._eta(row, run))
+        if column == AUTHOR:
+            return author_of(row)
+        if column == DATE:
+            return date_of(row)
         return f"{row.entities} {HEALTH_MARK}" if health_reason(row) else str(row.entities)
 
     def _eta(self, row: DocumentSummary, run: RunView) -> float | None:
@@ -210,5 +236,6 @@ class DocumentTableModel(QAbstractTableModel):
 
     def _sort_key(self, row: DocumentSummary, column: int) -> Any:
         keys = {NAME: row.name.casefold(), KIND: row.kind, SIZE: row.size, CHUNKS: row.chunks,
-                STATUS: status_text(row, self.run_view()), ENTITIES: row.entities}
+                STATUS: status_text(row, self.run_view()), ENTITIES: row.entities,
+                AUTHOR: author_of(row).casefold(), DATE: date_of(row)}
         return keys[column]

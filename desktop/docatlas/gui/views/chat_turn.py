@@ -30,7 +30,8 @@ def reference_text(ref: dict) -> str:
     title = ref.get("title") or ref.get("document") or "document"
     index = ref.get("chunk_index")
     chunk = f" (chunk {index + 1})" if isinstance(index, int) else ""
-    return f"{label}{title}{', ' + where if where else ''}{chunk}"
+    by = f" — {ref['byline']}" if ref.get("byline") else ""  # author or sender, and a date
+    return f"{label}{title}{', ' + where if where else ''}{chunk}{by}"
 
 
 class TurnWidget(QFrame):

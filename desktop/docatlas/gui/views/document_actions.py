@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QMenu, QPlainTextEdit, QWidget
 from docatlas.core.storage.read_models import document_preview
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.ingestion import IngestionController
+from docatlas.gui.models.documents_model import metadata_lines
 from docatlas.gui.workspace import READ_PREVIEW
 
 
@@ -100,7 +101,7 @@ class DocumentActions:
 
     def retry(self, document_ids: list[int]) -> None:
         """Run again over these failed documents."""
-        paths = [Path(r.path) for r in (self._row(i) for i in document_ids) if r is not None]
+        paths = [_file_of(r.path) for r in (self._row(i) for i in document_ids) if r is not None]
         if paths:
             self.view.controller.add(paths)
 
@@ -122,10 +123,19 @@ class DocumentActions:
         if document_id == self.preview_of:
             row = self._row(document_id)
             name = row.name if row is not None else "This document"
-            self.view.preview.setPlainText(text or f"{name} has no text yet (it was not read, or it failed).")
+            about = "\n".join(metadata_lines(row)) + "\n\n" if row is not None and row.metadata else ""
+            self.view.preview.setPlainText(about + (text or f"{name} has no text yet (it was not read, or it failed)."))
             self.view.preview.show()
         if then_open:
             if chunk is None:
                 self.view.say("This document has no passages yet.")
             else:
                 self.view.show_passage(chunk)
+
+
+def _file_of(path: str) -> Path:
+    """The file a document is read from: an attachment or a mailbox's message (`file#part`) is
+    read again through the file it came in."""
+    while "#" in path and not Path(path).exists():
+        path = path.rsplit("#", 1)[0]
+    return Path(path)

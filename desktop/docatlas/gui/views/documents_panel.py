@@ -32,7 +32,15 @@ from docatlas.core.storage.read_models import entities_only_in
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.formatting import duration
 from docatlas.gui.ingestion import IngestionController
-from docatlas.gui.models.documents_model import ID_ROLE, NAME, SORT_ROLE, STATUS, DocumentTableModel, RunView
+from docatlas.gui.models.documents_model import (
+    FILTER_ROLE,
+    ID_ROLE,
+    NAME,
+    SORT_ROLE,
+    STATUS,
+    DocumentTableModel,
+    RunView,
+)
 from docatlas.gui.models.workspace_reader import DocumentsRead
 from docatlas.gui.tasks import BackgroundTask, TaskFailure
 from docatlas.gui.theme import error_style
@@ -59,6 +67,7 @@ class DocumentsPanel(QWidget):
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
         self.proxy.setFilterKeyColumn(NAME)
+        self.proxy.setFilterRole(FILTER_ROLE)  # the name, the title and the metadata (author, sender, date)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.actions = DocumentActions(self)
         self.reader = controller.reader
@@ -83,7 +92,8 @@ class DocumentsPanel(QWidget):
         self.cancel_button = QPushButton("Cancel", clicked=self.controller.cancel)
         self.retry_button = QPushButton("Retry Failed", clicked=self.controller.retry_failed)
         self.delete_button = QPushButton("Delete…", clicked=self.delete_selected)
-        self.add_files_button.setToolTip("Add documents (txt, md, html, pdf, docx); you can also drop them here")
+        self.add_files_button.setToolTip("Add documents (txt, md, html, pdf, docx, email, slides, sheets, "
+                                         "epub, odt, rtf); you can also drop them here")
         self.pause_button.setToolTip("Stop starting new model calls; Resume continues where it stopped")
         self.cancel_button.setToolTip("Stop the run; finished chunks are kept and the rest stays pending")
         buttons = QHBoxLayout()  # adding and fixing documents; the run's controls sit with its progress
@@ -114,7 +124,7 @@ class DocumentsPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
         header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.Stretch)
-        for column, width in enumerate((220, 60, 80, 70, 0, 80)):
+        for column, width in enumerate((220, 60, 80, 70, 0, 80, 150, 130)):
             if width:
                 self.table.setColumnWidth(column, width)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
@@ -123,7 +133,8 @@ class DocumentsPanel(QWidget):
         self.table.customContextMenuRequested.connect(lambda at: self.actions.context_menu(self.table, at))
         self.table.doubleClicked.connect(lambda index: self.actions.show_passages(index.data(ID_ROLE)))
         self.table.setToolTip("Double-click a document to read its passages; right-click for more")
-        self.search_box = QLineEdit(placeholderText="Filter documents by name (Ctrl+F)", clearButtonEnabled=True)
+        self.search_box = QLineEdit(placeholderText="Filter by name, author, sender, subject or date (Ctrl+F)",
+                                    clearButtonEnabled=True)
         self.search_box.textChanged.connect(self.proxy.setFilterFixedString)
         self.preview = QPlainTextEdit(readOnly=True)
         self.preview.setPlaceholderText("Select a document to preview the start of its text.")
@@ -134,7 +145,8 @@ class DocumentsPanel(QWidget):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([400, 120])
-        self.empty_hint = QLabel("Drop documents or folders here, or use Add Files… (txt, md, html, pdf, docx).",
+        self.empty_hint = QLabel("Drop documents or folders here, or use Add Files… (txt, md, html, pdf, docx, "
+                                 "eml, mbox, msg, pptx, xlsx, csv, epub, odt, rtf).",
                                  alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
         self.empty_hint.setEnabled(False)
 
