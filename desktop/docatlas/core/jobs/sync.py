@@ -1,0 +1,153 @@
+"""Linked folders kept in sync: new and changed files are ingested, gone ones leave the graph.
+
+A folder given to `index` is linked in place as a source (`storage.sources`); nothing is
+copied. `plan_sync` compares each source's files with the documents stored under it by
+modification time and size only (no hashing, nothing read); `sync` acts on that plan:
+the gone documents are removed when asked (`remove_gone`), the new and changed files go
+through `index` (which hashes them, so a file touched but not changed costs no model call).
+A linked folder that is itself missing (an unplugged drive) is reported, and its documents
+are never taken for gone.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from docatlas.core.base.paths import shown_path
+from docatlas.core.base.progress import Progress
+from docatlas.core.base.settings import Settings
+from docatlas.core.graph.merge import rebuild_steps
+from docatlas.core.ingest.loaders import discover
+from docatlas.core.jobs.ingest import heal_steps, index
+from docatlas.core.llm.protocol import LLM
+from docatlas.core.storage import sources
+from docatlas.core.storage.database import Store, stored_path
+from docatlas.core.storage.lock import writes_workspace
+
+
+@dataclass(frozen=True)
+class GoneFile:
+    """A stored document whose file is no longer in its linked folder."""
+
+    document_id: int
+    path: str
+
+
+@dataclass(frozen=True)
+class SyncPlan:
+    """What differs between the linked folders and the store."""
+
+    new: tuple[Path, ...] = ()
+    changed: tuple[Path, ...] = ()
+    gone: tuple[GoneFile, ...] = ()
+    missing_folders: tuple[str, ...] = ()
+
+    @property
+    def files(self) -> list[Path]:
+        """The files to read: new, then changed."""
+        return [*self.new, *self.changed]
+
+    def is_empty(self, with_gone: bool = True) -> bool:
+        """Nothing to read (and, `with_gone`, nothing gone)."""
+        return not self.new and not self.changed and not (with_gone and self.gone)
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """How a sync ended: its plan, the documents it removed and the last progress of its run."""
+
+    plan: SyncPlan
+    removed: tuple[GoneFile, ...] = ()
+    last: Progress | None = None
+
+
+def plan_sync(store: Store, folders: Sequence[str] | None = None) -> SyncPlan:
+    """Compare the linked folders (or `folders` among them) with the store, by stat only."""
+    linked = [s.path for s in sources.list_sources(store)]
+    chosen = linked if folders is None else [f for f in linked if f in set(folders)]
+    new: list[Path] = []
+    changed: list[Path] = []
+    gone: list[GoneFile] = []
+    missing: list[str] = []
+    for folder in chosen:
+        if not os.path.isdir(folder):
+            missing.append(folder)
+            continue
+        stored = {f.path: f for f in sources.files_under(store, folder)}
+        files, _skipped = discover([Path(folder)])
+        for path in files:
+            try:
+                resolved = str(path.resolve())
+                status = path.stat()
+            except (OSError, RuntimeError):
+                continue  # gone since the walk, or a loop: the next sync sees it
+            key = stored_path(resolved)[0]
+            stamp = (status.st_mtime_ns, status.st_size)
+            known = stored.pop(key, None)
+            if known is None and store.document_by_path(resolved) is None:
+                new.append(path)
+            elif known is None or known.stamp != stamp:
+                changed.append(path)  # `index` hashes it: a touched file costs no model call
+        gone += [GoneFile(f.id, f.path) for f in stored.values() if not os.path.lexists(f.file)]
+    return SyncPlan(tuple(new), tuple(changed), tuple(gone), tuple(missing))
+
+
+@writes_workspace("sync")
+def sync(store: Store, settings: Settings, llm: LLM | None = None, cancel: threading.Event | None = None,
+         remove_gone: bool = False, folders: Sequence[str] | None = None) -> Iterator[Progress]:
+    """Bring the store in line with the linked folders; the generator returns a `SyncReport`."""
+    cancel = cancel or threading.Event()
+    plan = plan_sync(store, folders)
+    removed: tuple[GoneFile, ...] = ()
+    last: Progress | None = None
+    if remove_gone and plan.gone:
+        for last in heal_steps(store, None, cancel):
+            yield last
+        touched: set[str] = set()
+        for gone in plan.gone:
+            touched |= store.delete_document(gone.document_id)
+        removed = plan.gone
+        count = len(removed)
+        last = Progress(stage="merge", message=f"Removing {count} document{'s' if count != 1 else ''} "
+                                                "whose files are gone")
+        yield last
+        for step in rebuild_steps(store, touched, None, threading.Event()):  # a removal is finished, not stopped
+            last = Progress(stage="merge", message=step.message, step_done=step.step_done, step_total=step.step_total)
+            yield last
+    if plan.files:
+        for last in index(store, plan.files, settings, llm, cancel):
+            yield last
+    if not cancel.is_set():
+        for folder in folders if folders is not None else [s.path for s in sources.list_sources(store)]:
+            sources.mark_synced(store, folder)
+    if last is not None and last.stage not in ("done", "cancelled"):
+        last = Progress(stage="cancelled" if cancel.is_set() else "done", message=last.message)
+        yield last
+    return SyncReport(plan, removed, last)
+
+
+def describe(report: SyncReport) -> str:
+    """One sentence on what a sync found and did."""
+    plan = report.plan
+    parts = []
+    if plan.new:
+        parts.append(f"{len(plan.new)} new")
+    if plan.changed:
+        parts.append(f"{len(plan.changed)} changed")
+    same = report.last.documents_skipped if report.last is not None else 0
+    if same:
+        parts.append(f"{same} touched but unchanged")
+    if report.removed:
+        parts.append(f"{len(report.removed)} removed")
+    text = "Linked folders: " + (", ".join(parts) if parts else "nothing new") + "."
+    kept = len(plan.gone) - len(report.removed)
+    if kept:
+        text += (f" {kept} file{'s are' if kept != 1 else ' is'} gone but still in the graph; "
+                 "remove them with `docatlas sync --remove-gone` or from the window.")
+    for folder in plan.missing_folders:
+        text += f" The linked folder {shown_path(folder)} is missing; reconnect it, its documents were kept."
+    return text
