@@ -8,18 +8,19 @@ from pathlib import Path
 
 import pytest
 from docatlas.cli import main
-from docatlas.core.base.settings import Settings, save_settings
 from docatlas.core.base import paths
+from docatlas.core.base.settings import Settings, save_settings
 from docatlas.core.jobs.sync import plan_sync
 from docatlas.core.storage.database import Store
+from fixtures.folder_changes import ADDED, EDIT, change_folder
 from fixtures.scripted_model import lightrag_responder
 from helpers import DOCUMENTS, expected_graph, write_corpus
 
-# What the folder holds after the changes the tests make: one file added, one edited, one removed.
+# What the folder holds after `change_folder`: one file added, one edited, one removed.
 CHANGED = {
-    "alpha.txt": DOCUMENTS["alpha.txt"] + "\n\nMaria Lopez hired Elena Costa at Harbor Analytics.",
+    "alpha.txt": DOCUMENTS["alpha.txt"] + EDIT[1],
     "beta.md": DOCUMENTS["beta.md"],
-    "delta.txt": "Omar Haddad sold Quartz Mining to Lena Fischer.",
+    ADDED[0]: ADDED[1],
 }
 
 
@@ -34,13 +35,6 @@ def docatlas(capsys, *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def change_folder(folder: Path) -> None:
-    """Add delta.txt, edit alpha.txt, remove gamma.txt."""
-    (folder / "delta.txt").write_text(CHANGED["delta.txt"], encoding="utf-8")
-    (folder / "alpha.txt").write_text(CHANGED["alpha.txt"], encoding="utf-8")
-    (folder / "gamma.txt").unlink()
 
 
 def graph_of(capsys, ws: str, out: Path) -> tuple[set[str], set[str]]:

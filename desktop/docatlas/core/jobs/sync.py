@@ -151,3 +151,16 @@ def describe(report: SyncReport) -> str:
     for folder in plan.missing_folders:
         text += f" The linked folder {shown_path(folder)} is missing; reconnect it, its documents were kept."
     return text
+
+
+def watched_folders(store: Store, limit: int) -> list[str]:
+    """The linked folders and the folders inside them (hidden ones skipped), at most `limit`: what
+    a window watches for files added, removed or renamed."""
+    found: list[str] = []
+    for source in sources.list_sources(store):
+        for root, dirnames, _files in os.walk(source.path):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            found.append(root)
+            if len(found) >= limit:
+                return found
+    return found
