@@ -116,3 +116,32 @@ def test_sync_refuses_what_is_not_a_folder(capsys, tmp_path):
     assert not ws.exists()  # nothing was created
     code, _, err = docatlas(capsys, "--data-dir", str(ws), "sync")
     assert code == 1 and "No folder is linked to this workspace" in err
+
+
+def test_a_renamed_file_moves_in_the_graph_from_the_cache(model, capsys, tmp_path):
+    folder = write_corpus(tmp_path / "docs")
+    ws = str(tmp_path / "ws")
+    assert docatlas(capsys, "--data-dir", ws, "sync", str(folder))[0] == 0
+    before, _ = graph_of(capsys, ws, tmp_path / "before.json")
+    chats = sum(1 for r in model.requests if r.get("path") == "/api/chat")
+    (folder / "beta.md").rename(folder / "beta-renamed.md")
+    code, out, _ = docatlas(capsys, "--data-dir", ws, "sync", "--remove-gone")
+    assert code == 0 and "1 new" in out and "1 removed" in out
+    after, documents = graph_of(capsys, ws, tmp_path / "after.json")
+    assert documents == {"alpha.txt", "beta-renamed.md", "gamma.txt"} and after == before
+    assert sum(1 for r in model.requests if r.get("path") == "/api/chat") == chats  # the replies were cached
+
+
+def test_names_that_are_not_utf8_and_linked_files_are_followed_exactly(model, capsys, tmp_path):
+    folder = write_corpus(tmp_path / "docs")
+    odd = os.fsdecode(b"caf\xe9.txt")
+    (folder / odd).write_text("Ana Silva met Rui Costa.", encoding="utf-8")
+    elsewhere = write_corpus(tmp_path / "elsewhere", {"linked.txt": "Ines Duarte met Paulo Reis."})
+    (folder / "link.txt").symlink_to(elsewhere / "linked.txt")
+    ws = str(tmp_path / "ws")
+    assert docatlas(capsys, "--data-dir", ws, "sync", str(folder))[0] == 0
+    with Store(paths.database_path(Path(ws))) as store:
+        assert plan_sync(store).is_empty()  # neither is taken for new, changed or gone
+    (folder / odd).unlink()
+    with Store(paths.database_path(Path(ws))) as store:
+        assert [g.path for g in plan_sync(store).gone] == [str(folder.resolve() / "caf\\xe9.txt")]

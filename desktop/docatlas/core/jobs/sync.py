@@ -21,7 +21,7 @@ from docatlas.core.base.paths import shown_path
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.merge import rebuild_steps
-from docatlas.core.ingest.loaders import discover
+from docatlas.core.ingest.loaders import SUPPORTED_SUFFIXES
 from docatlas.core.jobs.ingest import heal_steps, index
 from docatlas.core.llm.protocol import LLM
 from docatlas.core.storage import sources
@@ -78,22 +78,44 @@ def plan_sync(store: Store, folders: Sequence[str] | None = None) -> SyncPlan:
             missing.append(folder)
             continue
         stored = {f.path: f for f in sources.files_under(store, folder)}
-        files, _skipped = discover([Path(folder)])
-        for path in files:
-            try:
-                resolved = str(path.resolve())
-                status = path.stat()
-            except (OSError, RuntimeError):
-                continue  # gone since the walk, or a loop: the next sync sees it
-            key = stored_path(resolved)[0]
-            stamp = (status.st_mtime_ns, status.st_size)
+        for path, status in sorted(_supported_files(folder)):
+            key = stored_path(path)[0]
             known = stored.pop(key, None)
-            if known is None and store.document_by_path(resolved) is None:
-                new.append(path)
-            elif known is None or known.stamp != stamp:
-                changed.append(path)  # `index` hashes it: a touched file costs no model call
+            stamp = known.stamp if known is not None else None
+            if known is None:  # a link to a file elsewhere, or a new file
+                document = store.document_by_path(path)
+                if document is None:
+                    new.append(Path(path))
+                    continue
+                stamp = sources.stamp_of(store, document.id)
+            if stamp != (status.st_mtime_ns, status.st_size):
+                changed.append(Path(path))  # `index` hashes it: a touched file costs no model call
         gone += [GoneFile(f.id, f.path) for f in stored.values() if not os.path.lexists(f.file)]
     return SyncPlan(tuple(new), tuple(changed), tuple(gone), tuple(missing))
+
+
+def _supported_files(folder: str) -> Iterator[tuple[str, os.stat_result]]:
+    """(resolved path, stat) of every supported file under `folder`, as `discover` finds them (hidden
+    entries skipped, links to folders not followed) but with one stat a file: a look costs what a
+    walk costs. Entries that vanish or cannot be read are left for the next look."""
+    pending = [folder]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                found = list(entries)
+        except OSError:
+            continue
+        for entry in found:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                elif os.path.splitext(entry.name)[1].lower() in SUPPORTED_SUFFIXES and entry.is_file():
+                    path = os.path.realpath(entry.path) if entry.is_symlink() else entry.path
+                    yield path, entry.stat()
+            except OSError:
+                continue
 
 
 @writes_workspace("sync")

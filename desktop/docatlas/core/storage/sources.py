@@ -75,3 +75,9 @@ def put_stamps(store: Store, stamps: dict[str, tuple[int, int]]) -> None:
         for path, (mtime_ns, size) in stamps.items():
             conn.execute("INSERT OR REPLACE INTO file_stamps(document_id, mtime_ns, size) "
                          "SELECT id, ?, ? FROM documents WHERE path = ?", (mtime_ns, size, stored_path(path)[0]))
+
+
+def stamp_of(store: Store, document_id: int) -> tuple[int, int] | None:
+    """(mtime_ns, size) of a document's file when it was last read, if known."""
+    rows = store.query("SELECT mtime_ns, size FROM file_stamps WHERE document_id = ?", (document_id,))
+    return (rows[0]["mtime_ns"], rows[0]["size"]) if rows else None
