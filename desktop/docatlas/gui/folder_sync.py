@@ -2,7 +2,8 @@
 
 A `QFileSystemWatcher` on the linked folders (and the folders inside them, up to
 `MAX_WATCHED`) reports files added, removed or renamed; a timer every `sync.poll_s`
-seconds catches edits made in place (a folder's watch does not see those). Either one,
+seconds (or 20 times as long as the last look took, on big folders) catches edits made in
+place (a folder's watch does not see those). Either one,
 debounced, starts a look on a reader (`jobs.sync.plan_sync`: stat only, off the GUI
 thread); when the look finds files to read, the ingestion controller runs `jobs.sync` on
 the writer. Documents whose files are gone leave the graph at once when `sync.gone_files`
@@ -13,6 +14,7 @@ is "remove"; with "ask" they are offered in the Documents tab (`gone_found`), wi
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,6 +31,8 @@ from docatlas.gui.workspace import READ_FOLDERS, Workspace
 log = logging.getLogger("docatlas.gui.folder_sync")
 MAX_WATCHED = 2000  # folders watched at once; deeper ones are still seen by the timer
 DEBOUNCE_MS = 700  # a burst of changes (a copy of many files) makes one look
+POLL_SHARE = 20  # the timer's looks take at most 1/20 of a reader's time, however big the folders
+CHURN_SHARE = 5  # and looks after changes, under constant change, at most 1/6
 
 
 @dataclass(frozen=True)
@@ -37,11 +41,14 @@ class FolderLook:
 
     plan: SyncPlan
     folders: tuple[str, ...]
+    seconds: float  # how long the look took: the timer waits at least POLL_SHARE times as long
 
 
 def look(store: Store) -> FolderLook:
     """The reader's work: compare the linked folders with the store, and list what to watch."""
-    return FolderLook(plan_sync(store), tuple(watched_folders(store, MAX_WATCHED)))
+    started = time.monotonic()
+    plan, folders = plan_sync(store), tuple(watched_folders(store, MAX_WATCHED))
+    return FolderLook(plan, folders, time.monotonic() - started)
 
 
 class FolderSync(QObject):
@@ -63,7 +70,7 @@ class FolderSync(QObject):
         self._poll = QTimer(self, timeout=self.check)
         self._owed = False  # a look is owed once the run ends
         self._looking = False
-        self._last_tried: frozenset[str] | None = None  # the files the last sync was started for
+        self._last_tried: frozenset[str] | None = None  # the files (and stamps) the last sync was started for
         self._closed = False
         self._missing: tuple[str, ...] = ()  # linked folders that were not there at the last look
         controller.state_changed.connect(self._maybe_owed)
@@ -127,6 +134,8 @@ class FolderSync(QObject):
         if self._closed or not isinstance(found, FolderLook):
             return
         self._watch(found.folders)
+        self._poll.setInterval(int(max(self.settings().sync.poll_s, POLL_SHARE * found.seconds) * 1000))
+        self._debounce.setInterval(int(max(DEBOUNCE_MS, CHURN_SHARE * found.seconds * 1000)))
         if found.plan.missing_folders != self._missing:
             self._missing = found.plan.missing_folders
             for folder in self._missing:
@@ -136,7 +145,7 @@ class FolderSync(QObject):
         remove = choice == "remove"
         if choice == "ask":
             self._set_gone(tuple(g for g in plan.gone if g.document_id not in self.dismissed))
-        tried = frozenset(str(p) for p in plan.files) | frozenset(str(g.document_id) for g in plan.gone if remove)
+        tried = frozenset(map(str, plan.stamps)) | frozenset(str(g.document_id) for g in plan.gone if remove)
         if plan.is_empty(with_gone=remove) or tried == self._last_tried:
             return  # nothing new, or only what the last sync could not read
         if self.controller.sync(remove):

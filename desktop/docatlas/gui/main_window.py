@@ -205,6 +205,7 @@ class MainWindow(QMainWindow):
             self.interaction.inform("Cannot Open Workspace", message)
             return False
         self.folder_sync.shutdown()
+        self.folder_sync.deleteLater()
         self.documents_panel.shutdown()
         self.chat_panel.shutdown()
         self.workspace.close()

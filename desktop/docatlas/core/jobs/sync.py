@@ -45,6 +45,7 @@ class SyncPlan:
     changed: tuple[Path, ...] = ()
     gone: tuple[GoneFile, ...] = ()
     missing_folders: tuple[str, ...] = ()
+    stamps: tuple[tuple[str, int, int], ...] = ()  # (path, mtime_ns, size) of the new and changed files
 
     @property
     def files(self) -> list[Path]:
@@ -73,6 +74,7 @@ def plan_sync(store: Store, folders: Sequence[str] | None = None) -> SyncPlan:
     changed: list[Path] = []
     gone: list[GoneFile] = []
     missing: list[str] = []
+    stamps: list[tuple[str, int, int]] = []
     for folder in chosen:
         if not os.path.isdir(folder):
             missing.append(folder)
@@ -86,12 +88,14 @@ def plan_sync(store: Store, folders: Sequence[str] | None = None) -> SyncPlan:
                 document = store.document_by_path(path)
                 if document is None:
                     new.append(Path(path))
+                    stamps.append((path, status.st_mtime_ns, status.st_size))
                     continue
                 stamp = sources.stamp_of(store, document.id)
             if stamp != (status.st_mtime_ns, status.st_size):
                 changed.append(Path(path))  # `index` hashes it: a touched file costs no model call
+                stamps.append((path, status.st_mtime_ns, status.st_size))
         gone += [GoneFile(f.id, f.path) for f in stored.values() if not os.path.lexists(f.file)]
-    return SyncPlan(tuple(new), tuple(changed), tuple(gone), tuple(missing))
+    return SyncPlan(tuple(new), tuple(changed), tuple(gone), tuple(missing), tuple(stamps))
 
 
 def _supported_files(folder: str) -> Iterator[tuple[str, os.stat_result]]:
