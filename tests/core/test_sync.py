@@ -145,3 +145,19 @@ def test_names_that_are_not_utf8_and_linked_files_are_followed_exactly(model, ca
     (folder / odd).unlink()
     with Store(paths.database_path(Path(ws))) as store:
         assert [g.path for g in plan_sync(store).gone] == [str(folder.resolve() / "caf\\xe9.txt")]
+
+
+@pytest.mark.parametrize("answer, kept", [("y", False), ("", True)])
+def test_on_a_terminal_sync_asks_before_removing(model, capsys, tmp_path, monkeypatch, answer, kept):
+    folder = write_corpus(tmp_path / "docs")
+    ws = str(tmp_path / "ws")
+    assert docatlas(capsys, "--data-dir", ws, "sync", str(folder))[0] == 0
+    (folder / "gamma.txt").unlink()
+    asked: list[str] = []
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or answer)
+    code, _, err = docatlas(capsys, "--data-dir", ws, "sync")
+    assert code == 0 and "1 file is gone from the linked folders (gamma.txt)" in err
+    assert asked == ["Remove them from the graph? [y/N] "]
+    _, documents = graph_of(capsys, ws, tmp_path / "g.json")
+    assert ("gamma.txt" in documents) is kept
