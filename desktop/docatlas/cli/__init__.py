@@ -33,6 +33,7 @@ COMMANDS = {"ingest": ("ingest", "cmd_ingest"), "delete": ("ingest", "cmd_delete
             "query": ("query", "cmd_query"), "prompts": ("prompts", "cmd_prompts"),
             "ungrounded": ("review", "cmd_ungrounded")}
 COMMANDS["evaluate"] = ("evaluate", "cmd_evaluate")
+COMMANDS["sync"] = ("sync", "cmd_sync")
 # Commands that always write: a second one is turned away before the rest of DocAtlas loads.
 ALWAYS_WRITE = ("ingest", "delete", "rebuild")
 

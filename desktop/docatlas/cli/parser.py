@@ -87,7 +87,23 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--modes", type=_modes, metavar="MODES",
                           help="comma-separated modes (default: naive,local,global,hybrid,mix)")
     evaluate.add_argument("--json", action="store_true", help="machine-readable output")
+    _sync_parser(sub, writes)
     return parser
+
+
+def _sync_parser(sub: argparse._SubParsersAction, writes: argparse.ArgumentParser) -> None:
+    sync = sub.add_parser("sync", parents=[writes],
+                          help="link folders in place and ingest what is new or changed in the linked folders")
+    sync.add_argument("folders", nargs="*", type=Path, metavar="FOLDER",
+                      help="folders to link (default: sync every linked folder)")
+    gone = sync.add_mutually_exclusive_group()
+    gone.add_argument("--remove-gone", dest="gone", action="store_const", const="remove",
+                      help="take documents whose files are gone out of the graph")
+    gone.add_argument("--keep-gone", dest="gone", action="store_const", const="keep",
+                      help="keep documents whose files are gone (default: the sync.gone_files setting)")
+    sync.add_argument("--list", action="store_true", help="list the linked folders")
+    sync.add_argument("--unlink", type=Path, metavar="FOLDER", help="stop following FOLDER (its documents stay)")
+    _model_options(sync)
 
 
 def _prompts_parser(sub: argparse._SubParsersAction, writes: argparse.ArgumentParser) -> None:

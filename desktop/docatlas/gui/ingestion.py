@@ -17,10 +17,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from docatlas.core.base.errors import ModelNotFound, OllamaUnreachable
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
-from docatlas.gui.jobs import IngestResult, delete_job, ingest_job
+from docatlas.gui.jobs import IngestResult, delete_job, ingest_job, sync_job
 from docatlas.gui.models.workspace_reader import WorkspaceReader
 from docatlas.gui.run_state import RETRY_STAGE, RunState, chunks_left, describe_step, running_state, stopped_state
-from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
+from docatlas.gui.tasks import BackgroundTask, Job, TaskFailure, TaskRunner
 from docatlas.gui.workspace import Workspace
 
 log = logging.getLogger("docatlas.gui.ingestion")
@@ -159,15 +159,22 @@ class IngestionController(QObject):
         self.state_changed.emit()
         return True
 
+    def sync(self, remove_gone: bool) -> bool:
+        """Ingest what is new or changed in the linked folders (`jobs.sync`); False while a run is busy."""
+        if self.busy:
+            return False
+        self._start_ingest([], sync_job(self.workspace.db_path, self.settings(), remove_gone))
+        return True
+
     # -- running -----------------------------------------------------------------------
-    def _start_ingest(self, paths: list[Path]) -> None:
+    def _start_ingest(self, paths: list[Path], job: Job | None = None) -> None:
         self.kind = "ingest"
         self.last_progress = None
         self.skipped_paths = set()
         self.had_work = self.reader.with_work()
         self.failures = ()
         self.phase, self.retry, self.ended = "running", None, None  # the last run's notice goes
-        job = ingest_job(self.workspace.db_path, paths, self.settings())
+        job = job or ingest_job(self.workspace.db_path, paths, self.settings())
         self.task = self.tasks.run(
             "Ingestion", job, on_progress=self._on_progress, on_success=self._on_success,
             on_failure=self._on_failure, on_finished=self._on_task_finished,
@@ -257,4 +264,6 @@ def run_summary(result: IngestResult, resumed_documents: int = 0) -> str:
     text = "Done: " + ", ".join(parts) + "."
     if result.embed_error:
         text += " " + result.embed_error
+    if result.note:
+        text += " " + result.note
     return text

@@ -34,6 +34,7 @@ from docatlas.core.jobs.auto_profile import AUTO
 from docatlas.core.llm.admin import OllamaProbe
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.dialogs.ollama_setup import OllamaSetupDialog
+from docatlas.gui.folder_sync import FolderSync
 from docatlas.gui.formatting import button_text, duration, plain_tip
 from docatlas.gui.graph import GraphExplorer
 from docatlas.gui.gui_state import GuiState, load_state, save_state
@@ -45,6 +46,7 @@ from docatlas.gui.tasks import TaskFailure, TaskRunner
 from docatlas.gui.theme import apply_theme, error_style
 from docatlas.gui.views.chat_panel import ChatPanel
 from docatlas.gui.views.documents_panel import DocumentsPanel
+from docatlas.gui.views.gone_files_bar import GoneFilesBar
 from docatlas.gui.views.ollama_status import OllamaStatusButton
 from docatlas.gui.views.workspace_bar import WorkspaceBar
 from docatlas.gui.window_fit import fit_to_screen, keep_on_screen
@@ -125,6 +127,8 @@ class MainWindow(QMainWindow):
         """Create the panels for `self.workspace` (replacing those of an earlier one)."""
         self.ingestion = IngestionController(self.tasks, self.workspace, lambda: self.settings, self)
         self.documents_panel = DocumentsPanel(self.ingestion, self.interaction)
+        self.folder_sync = FolderSync(self.tasks, self.workspace, self.ingestion, lambda: self.settings, self)
+        self.documents_panel.layout().insertWidget(2, GoneFilesBar(self.folder_sync))  # under the resume banner
         self.chat_panel = ChatPanel(self.tasks, self.workspace, lambda: self.settings, self.interaction)
         old_prompts, old_graph = self.prompts_tab, self.graph_tab
         self.graph_tab = GraphExplorer(self.workspace.store, tasks=self.tasks)
@@ -160,6 +164,7 @@ class MainWindow(QMainWindow):
         self.ingestion.ollama_needed.connect(self.open_ollama_setup)
         self.documents_panel.passage_requested.connect(self.show_passage)
         self.documents_panel.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
+        self.folder_sync.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.chat_panel.message.connect(lambda text: self.statusBar().showMessage(text, ERROR_SHOWN_MS))
         self.chat_panel.ollama_needed.connect(self.open_ollama_setup)
         self.chat_panel.model_box.show_models(self.last_probe)
@@ -171,6 +176,7 @@ class MainWindow(QMainWindow):
             fill_edit_menu(self)
         self.graph_tab.reload()
         self._show_idle()
+        self.folder_sync.start()  # catches up with the linked folders, then follows them
 
     def _restore_layout(self) -> None:
         if self.state.geometry:
@@ -198,6 +204,8 @@ class MainWindow(QMainWindow):
             self.update_recent_menu()
             self.interaction.inform("Cannot Open Workspace", message)
             return False
+        self.folder_sync.shutdown()
+        self.folder_sync.deleteLater()
         self.documents_panel.shutdown()
         self.chat_panel.shutdown()
         self.workspace.close()
@@ -381,6 +389,7 @@ class MainWindow(QMainWindow):
         self.documents_panel.refresh()
         self.graph_tab.reload()
         self._show_idle()
+        self.folder_sync.check()  # and look at the linked folders
 
     def show_passage(self, chunk_id: int) -> None:
         """Open the passage viewer on a chunk (for any view that points at a source)."""
@@ -443,6 +452,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop work in progress first (the window closes when it has stopped), then save the layout."""
+        self.folder_sync.shutdown()  # no sync starts while closing
         if self._work_running() and not self._quit_now():
             if not self._closing:
                 self._closing = True
@@ -490,6 +500,7 @@ class MainWindow(QMainWindow):
 
     def shutdown(self, timeout_ms: int = 15000) -> bool:
         """Stop all background work and wait for it (tests, and the app's last resort)."""
+        self.folder_sync.shutdown()
         if self.graph_tab is not None:
             self.graph_tab.shutdown(timeout_ms)  # finishes queued edits too
         done = self.tasks.shutdown(timeout_ms)

@@ -26,6 +26,8 @@ READ_OLLAMA, READ_REPORTS = "Checking Ollama", "Reading whether topic reports ex
 READ_PREVIEW = "Reading a document's preview"
 READS = frozenset((READ_DOCUMENTS, READ_PASSAGE, READ_DELETION, READ_PROMPTS, READ_OLLAMA, READ_REPORTS,
                    READ_PREVIEW))
+READ_FOLDERS = "Looking at the linked folders"
+READS = READS | {READ_FOLDERS}
 
 class Workspace:
     """An open workspace (one data directory, one graph)."""

@@ -87,6 +87,15 @@ class QuerySettings:
 
 
 @dataclass(frozen=True)
+class SyncSettings:
+    """Linked folders: what to do with documents whose files are gone, and how the window follows them."""
+
+    gone_files: str = "ask"  # ask, remove (take them out of the graph) or keep
+    watch: bool = True  # the window follows linked folders while it is open
+    poll_s: float = 10.0  # the window also looks every this many seconds (edits in place)
+
+
+@dataclass(frozen=True)
 class Settings:
     """All settings of one DocAtlas installation.
 
@@ -99,6 +108,7 @@ class Settings:
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
     extraction: ExtractionSettings = field(default_factory=ExtractionSettings)
     query: QuerySettings = field(default_factory=QuerySettings)
+    sync: SyncSettings = field(default_factory=SyncSettings)
     warnings: tuple[str, ...] = field(default=(), compare=False, repr=False)
     environment: tuple[EnvironmentValue, ...] = field(default=(), compare=False, repr=False)
 
@@ -140,6 +150,7 @@ _SECTION_TYPES: dict[str, type] = {
     "chunking": ChunkSettings,
     "extraction": ExtractionSettings,
     "query": QuerySettings,
+    "sync": SyncSettings,
 }
 
 

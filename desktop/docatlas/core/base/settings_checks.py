@@ -23,9 +23,11 @@ RANGES: dict[str, tuple[float, float]] = {
     "chunk_budget": (0, BIG), "answer_tokens": (1, BIG), "history_turns": (0, 1000), "history_budget": (0, BIG),
     "min_similarity": (-1, 1), "embed_batch": (1, 4096), "community_min_size": (1, BIG),
     "community_max_reports": (0, BIG), "community_top_k": (1, 10_000), "report_budget": (1, BIG),
+    "poll_s": (1, 86_400),
 }
 CHOICES: dict[str, tuple[str, ...]] = {
     "mode": ("local", "global", "hybrid", "naive", "mix", "community"),
+    "gone_files": ("ask", "remove", "keep"),
 }
 OPTIONAL_TEXT = ("proxy",)  # texts that may be empty
 FILE = "settings.json"

@@ -41,7 +41,7 @@ from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.store import extraction_profile, merge_template
 from docatlas.core.retrieval.communities import refresh_communities
 from docatlas.core.retrieval.embed import embed_pending
-from docatlas.core.storage import healing
+from docatlas.core.storage import healing, sources
 from docatlas.core.storage import health as stored_health
 from docatlas.core.storage.database import ChunkRow, NewChunk, Store
 from docatlas.core.storage.lock import writes_workspace
@@ -98,6 +98,9 @@ def index(
 
     # 1. Documents: hash, load, chunk, store as pending.
     files, skipped = discover([Path(p) for p in paths])
+    for folder in (Path(p) for p in paths):
+        if folder.is_dir():  # a folder stays linked in place: `jobs.sync` follows it
+            sources.add_source(store, str(folder.resolve()))
     failures = [(shown_path(p), reason) for p, reason in skipped]
     yield tick(documents_total=len(files), documents_failed=len(skipped), failures=tuple(failures))
     for number, path in enumerate(files, 1):
@@ -186,12 +189,22 @@ def _add_file(store: Store, path: Path, settings: Settings, failures: list,
     name = shown_name(path)
     try:
         resolved = str(path.resolve())
-        digest, size = file_hash(path), path.stat().st_size
+        status = path.stat()  # before hashing: an edit made while it is read shows at the next sync
+        digest, size = file_hash(path), status.st_size
     except (OSError, RuntimeError) as exc:
         reason = getattr(exc, "strerror", None) or "a link that loops"
         failures.append((shown_path(path), f"{name} could not be read ({reason}); "
                                            "check that it exists and that you may read it."))
         return "failed", set()
+    outcome, touched = _store_file(store, path, resolved, digest, size, settings, failures, warnings)
+    sources.put_stamps(store, {resolved: (status.st_mtime_ns, status.st_size)})  # what a sync compares
+    return outcome, touched
+
+
+def _store_file(store: Store, path: Path, resolved: str, digest: str, size: int, settings: Settings,
+                failures: list, warnings: list[str]) -> tuple[str, set[str]]:
+    """Store a read file's chunks, unless it is unchanged; see `_add_file`."""
+    name = shown_name(path)
     existing = store.document_by_path(resolved)
     if existing is not None and existing.content_hash == digest:
         # A file that failed to load is tried again (the reader may have improved since);

@@ -101,7 +101,7 @@ def writes_workspace(what: str) -> Callable[[Job], Job]:
             @functools.wraps(job)
             def steps(store: Store, *args, **kwargs):
                 with workspace_writer(store, what):
-                    yield from job(store, *args, **kwargs)
+                    return (yield from job(store, *args, **kwargs))  # a generator's return value passes through
             return steps  # type: ignore[return-value]
 
         @functools.wraps(job)

@@ -10,6 +10,15 @@ runner's writer thread, `writes=True`); the GUI thread's connection only reads.
 
 from __future__ import annotations
 
-from docatlas.gui.jobs.workspace import IngestResult, ask_job, delete_job, ingest_job, probe_job, pull_job, write_job
+from docatlas.gui.jobs.workspace import (
+    IngestResult,
+    ask_job,
+    delete_job,
+    ingest_job,
+    probe_job,
+    pull_job,
+    sync_job,
+    write_job,
+)
 
-__all__ = ["IngestResult", "ask_job", "delete_job", "ingest_job", "probe_job", "pull_job", "write_job"]
+__all__ = ["IngestResult", "ask_job", "delete_job", "ingest_job", "probe_job", "pull_job", "sync_job", "write_job"]

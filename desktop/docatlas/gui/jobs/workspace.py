@@ -13,6 +13,7 @@ from pathlib import Path
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
 from docatlas.core.jobs.ingest import index, remove_document
+from docatlas.core.jobs.sync import describe, sync
 from docatlas.core.llm.admin import OllamaProbe, PullStatus, probe, pull_model
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.retrieval.answer import Answer, ask
@@ -28,6 +29,7 @@ class IngestResult:
     last: Progress | None
     cancelled: bool
     embed_error: str = ""  # the search index could not be completed (e.g. no embedding model)
+    note: str = ""  # what a sync of the linked folders found and did, in one sentence
 
 
 def ingest_job(db_path: Path, paths: Sequence[Path], settings: Settings) -> Job:
@@ -44,6 +46,22 @@ def ingest_job(db_path: Path, paths: Sequence[Path], settings: Settings) -> Job:
                 llm.close()
         warning = " ".join(last.warnings) if last is not None else ""
         return IngestResult(last, context.cancel.is_set(), warning)
+    return writes_workspace(run)
+
+
+def sync_job(db_path: Path, settings: Settings, remove_gone: bool) -> Job:
+    """Bring the workspace in line with its linked folders (`core.jobs.sync`): ingest, remove gone files."""
+    def run(context: TaskContext) -> Iterator[Progress]:
+        with Store(db_path) as store:
+            llm = OllamaLLM(settings.ollama, cache=store)
+            llm.on_retry = lambda attempt, attempts: context.report(retry_progress(attempt, attempts))
+            try:
+                report = yield from sync(store, settings, llm=llm, cancel=context.cancel, remove_gone=remove_gone)
+            finally:
+                llm.close()
+        last = report.last
+        warning = " ".join(last.warnings) if last is not None else ""
+        return IngestResult(last, context.cancel.is_set(), warning, note=describe(report))
     return writes_workspace(run)
 
 

@@ -94,6 +94,7 @@ class DocumentsPanel(QWidget):
         self.delete_button = QPushButton("Delete…", clicked=self.delete_selected)
         self.add_files_button.setToolTip("Add documents (txt, md, html, pdf, docx, email, slides, sheets, "
                                          "epub, odt, rtf); you can also drop them here")
+        self.add_folder_button.setToolTip("Add a folder; it stays linked where it is and the graph follows it")
         self.pause_button.setToolTip("Stop starting new model calls; Resume continues where it stopped")
         self.cancel_button.setToolTip("Stop the run; finished chunks are kept and the rest stays pending")
         buttons = QHBoxLayout()  # adding and fixing documents; the run's controls sit with its progress

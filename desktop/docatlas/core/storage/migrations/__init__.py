@@ -13,6 +13,7 @@ from docatlas.core.storage.migrations import (
     m007_pending_rederive,
     m008_document_path_bytes,
     m010_document_metadata,
+    m011_sources,
 )
 
 MIGRATIONS: list[str] = [
@@ -25,5 +26,6 @@ MIGRATIONS: list[str] = [
     m007_pending_rederive.SQL,
     m008_document_path_bytes.SQL,
     m010_document_metadata.SQL,
+    m011_sources.SQL,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
