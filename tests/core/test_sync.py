@@ -161,3 +161,24 @@ def test_on_a_terminal_sync_asks_before_removing(model, capsys, tmp_path, monkey
     assert asked == ["Remove them from the graph? [y/N] "]
     _, documents = graph_of(capsys, ws, tmp_path / "g.json")
     assert ("gamma.txt" in documents) is kept
+
+
+def test_attachments_and_messages_in_a_linked_folder_are_never_taken_for_gone(model, capsys, tmp_path):
+    from fixtures.make_formats import make_eml, make_mbox
+
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    make_eml(folder / "figures.eml", tmp_path)
+    make_mbox(folder / "box.mbox", ["First note", "Second note"])
+    ws = str(tmp_path / "ws")
+    code, _, err = docatlas(capsys, "--data-dir", ws, "ingest", str(folder))
+    assert code == 0, err
+    with Store(Path(ws) / "docatlas.sqlite") as store:
+        paths_stored = [d["path"] for d in store.query("SELECT path FROM documents")]
+        assert any("#attachment-" in p for p in paths_stored) and any("#message-" in p for p in paths_stored)
+        plan = plan_sync(store)
+    assert plan.gone == () and plan.is_empty()
+    code, out, err = docatlas(capsys, "--data-dir", ws, "sync", "--remove-gone")
+    assert code == 0, err
+    _, documents = graph_of(capsys, ws, tmp_path / "after.json")
+    assert len(documents) == len(paths_stored)  # nothing removed

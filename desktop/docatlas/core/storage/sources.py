@@ -59,12 +59,15 @@ def mark_synced(store: Store, folder: str) -> None:
 
 
 def files_under(store: Store, folder: str) -> list[StoredFile]:
-    """The stored documents whose path lies inside `folder` (at any depth)."""
+    """The stored documents whose path lies inside `folder` (at any depth) and that are files of
+    their own: an attachment or a mailbox's message (`document_parts`) has no file, it follows
+    the document it came in."""
     prefix = folder.rstrip(os.sep) + os.sep
     rows = store.query(
         "SELECT d.id, d.path, b.raw, s.mtime_ns, s.size FROM documents d "
         "LEFT JOIN document_path_bytes b ON b.document_id = d.id LEFT JOIN file_stamps s ON s.document_id = d.id "
-        "WHERE substr(d.path, 1, ?) = ? ORDER BY d.path", (len(prefix), prefix))
+        "WHERE substr(d.path, 1, ?) = ? AND d.id NOT IN (SELECT document_id FROM document_parts) "
+        "ORDER BY d.path", (len(prefix), prefix))
     return [StoredFile(r["id"], r["path"], os.fsdecode(r["raw"]) if r["raw"] is not None else r["path"],
                        (r["mtime_ns"], r["size"]) if r["mtime_ns"] is not None else None) for r in rows]
 
