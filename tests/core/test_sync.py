@@ -178,7 +178,7 @@ def test_attachments_and_messages_in_a_linked_folder_are_never_taken_for_gone(mo
         assert any("#attachment-" in p for p in paths_stored) and any("#message-" in p for p in paths_stored)
         plan = plan_sync(store)
     assert plan.gone == () and plan.is_empty()
-    code, out, err = docatlas(capsys, "--data-dir", ws, "sync", "--remove-gone")
+    code, _, err = docatlas(capsys, "--data-dir", ws, "sync", "--remove-gone")
     assert code == 0, err
     _, documents = graph_of(capsys, ws, tmp_path / "after.json")
     assert len(documents) == len(paths_stored)  # nothing removed
