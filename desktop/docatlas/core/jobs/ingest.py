@@ -29,7 +29,7 @@ from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.merge import Summarizer, rebuild, rebuild_steps
 from docatlas.core.graph.summarize import ModelSummarizer
-from docatlas.core.ingest.chunking import iter_chunks
+from docatlas.core.ingest.chunking import iter_chunks, page_starts
 from docatlas.core.ingest.extract import ChunkExtraction, extract_chunk
 from docatlas.core.ingest.findings import accepted_keys, record_findings
 from docatlas.core.ingest.loaders import DocumentError, TextStream, discover, file_hash, open_document
@@ -201,13 +201,14 @@ def _add_file(store: Store, path: Path, settings: Settings, failures: list,
         nonlocal count
         for c in iter_chunks(document, settings.chunking.chunk_tokens, settings.chunking.overlap_tokens):
             count += 1
-            yield NewChunk(c.text, c.tokens, c.page_start, c.page_end)
+            yield NewChunk(c.text, c.tokens, c.page_start, c.page_end, c.start, c.end, c.lead)
 
     try:
         document = open_document(path)
         # Read, cut and stored as a stream in one transaction: a read error keeps the old version.
         _, touched = store.put_document(path=resolved, title=document.title, kind=document.kind,
-                                        content_hash=digest, size=size, chunks=counted())
+                                        content_hash=digest, size=size, chunks=counted(),
+                                        pages=() if isinstance(document, TextStream) else page_starts(document))
     except DocumentError as exc:
         failures.append((shown_path(resolved), exc.message))
         return "failed", store.put_failed_document(

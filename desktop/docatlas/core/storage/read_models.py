@@ -201,3 +201,31 @@ def chunk_failure_reasons(store: Store) -> list[tuple[str, int]]:
     rows = store.query("SELECT COALESCE(error, '') AS error, COUNT(*) AS n FROM chunks WHERE status = 'failed' "
                        "GROUP BY COALESCE(error, '') ORDER BY n DESC, error")
     return [(r["error"], r["n"]) for r in rows]
+
+
+def document_text(store: Store, document_id: int, start: int, end: int) -> str:
+    """The document's extracted text from `start` to `end`, given back by its chunks and leads.
+
+    Reads only the chunks that overlap the span, so a part of a large document costs
+    what it shows."""
+    rows = store.query(
+        "SELECT char_start, char_end, lead, text FROM chunks WHERE document_id = ? AND char_end > ?"
+        " AND char_start - length(lead) < ? ORDER BY char_start", (document_id, start, end))
+    if not rows:
+        return ""
+    first = rows[0]["char_start"] - len(rows[0]["lead"])
+    parts, position = [], first
+    for row in rows:
+        piece_start = row["char_start"] - len(row["lead"])
+        piece = row["lead"] + row["text"]
+        parts.append(piece[max(position - piece_start, 0):])
+        position = max(position, row["char_end"])
+    text = "".join(parts)
+    return text[max(start - first, 0):max(end - first, 0)]
+
+
+def page_of(store: Store, document_id: int, position: int, fallback: int | None) -> int | None:
+    """The page holding `position` of a document's text; `fallback` when its pages are unknown."""
+    rows = store.query("SELECT number FROM document_pages WHERE document_id = ? AND start <= ?"
+                       " ORDER BY start DESC LIMIT 1", (document_id, position))
+    return rows[0]["number"] if rows else fallback
