@@ -3,6 +3,7 @@ stream segments, page breaks and re-ingest of a changed file."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 
@@ -26,7 +27,7 @@ def test_spans_are_exact_across_overlap() -> None:
     document = Document(Path("a.txt"), "a", "txt", "0", (Page(None, "  " + text),))
     chunks = chunk_document(document, 120, 30)
     assert len(chunks) > 5
-    assert any(b.start < a.end for a, b in zip(chunks, chunks[1:]))  # they do overlap
+    assert any(b.start < a.end for a, b in itertools.pairwise(chunks))  # they do overlap
     for c in chunks:
         assert document.text[c.start:c.end] == c.text
     assert _rebuilt(chunks) == document.text.rstrip()
