@@ -103,3 +103,12 @@ def _load(store: Store, ids: Sequence[int], labels: dict[int, str], cited: Itera
         out.append(Reference(i, r.document_id, r.path, r.title, page, r.page_end, r.idx, r.text,
                              labels.get(i, ""), i in cited, start, end, quote, r.page_start))
     return out
+
+
+def unsupported_sentences(answer: str) -> list[str]:
+    """The sentences of an answer that cite nothing, when the answer cites at all (an answer
+    with no citation anywhere, such as one counted in the graph, is left alone)."""
+    sentences = [answer[s:e] for s, e in answer_sentences(answer)]
+    if not any(cited_labels(s) for s in sentences):
+        return []
+    return [s for s in sentences if not cited_labels(s) and any(ch.isalnum() for ch in s)]

@@ -171,8 +171,22 @@ class Passage:
     path: str
     title: str
     chunk_id: int
-    chunks: tuple[dict, ...]  # {id, idx, text, page_start, page_end}, in order
+    chunks: tuple[dict, ...]  # {id, idx, text, page_start, page_end, char_start, char_end, lead}, in order
     total_chunks: int
+
+    def stitched(self) -> tuple[str, int]:
+        """The document's text these chunks cover, overlap shown once, and its offset in the
+        document (chunks stored without spans are joined by a blank line, offset -1)."""
+        if any(c["char_start"] is None for c in self.chunks):
+            return "\n\n".join(c["text"] for c in self.chunks), -1
+        first = self.chunks[0]["char_start"]
+        parts, position = [], first
+        for c in self.chunks:
+            if c is not self.chunks[0]:
+                parts.append(c["lead"][max(position - (c["char_start"] - len(c["lead"])), 0):])
+            parts.append(c["text"][max(position - c["char_start"], 0):])
+            position = max(position, c["char_end"])
+        return "".join(parts), first
 
 
 def passage(store: Store, chunk_id: int, neighbours: int = 2) -> Passage | None:
@@ -184,7 +198,8 @@ def passage(store: Store, chunk_id: int, neighbours: int = 2) -> Passage | None:
         return None
     row = found[0]
     chunks = store.query(
-        "SELECT id, idx, text, page_start, page_end FROM chunks WHERE document_id = ? AND idx BETWEEN ? AND ?"
+        "SELECT id, idx, text, page_start, page_end, char_start, char_end, lead FROM chunks"
+        " WHERE document_id = ? AND idx BETWEEN ? AND ?"
         " ORDER BY idx", (row["document_id"], row["idx"] - neighbours, row["idx"] + neighbours))
     total = store.query("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?", (row["document_id"],))[0]["n"]
     return Passage(row["document_id"], row["path"], row["title"], chunk_id, tuple(chunks), total)
