@@ -24,6 +24,7 @@ import sqlite_utils
 
 from docatlas.core.base.errors import StoreError
 from docatlas.core.base.records import EntityRecord, RelationRecord
+from docatlas.core.storage.locate import relocate as relocate_mentions
 from docatlas.core.storage.migrations import MIGRATIONS, SCHEMA_VERSION
 
 
@@ -362,6 +363,7 @@ class Store:
                     for (sk, tk), r in zip(relation_keys, relations)
                 ],
             )
+            relocate_mentions(conn, chunk_id)
             conn.execute(
                 "UPDATE chunks SET status = ?, error = NULL, profile = ?, model = ?, calls = calls + ?, "
                 "updated_at = ? WHERE id = ?",

@@ -3,7 +3,11 @@
 `chunks.char_start`/`char_end` is the chunk's span in the text; `chunks.lead` the text
 between the previous chunk's end and this start (whitespace; empty where chunks overlap),
 so the chunks give back the extracted text exactly. `document_pages` holds the offset where
-each PDF page starts. For a workspace written before, spans are filled from the stored
+each PDF page starts. `chunk_mentions` holds, per chunk, the spans (in the chunk's text)
+where an entity record (`kind` 'entity', `record` its rowid in `chunk_entities`) is named, and
+the sentences naming both ends of a relation record (`kind` 'relation'); a record keeps its
+rowid when it is re-keyed, so a merge needs no change here. They are located without a model and kept with the records
+(`storage.mentions.relocate`). For a workspace written before, spans are filled from the stored
 chunks alone, without the model or the files: consecutive chunks are laid end to end over
 their longest overlap; where they do not overlap the cut is taken for a paragraph break
 ("\\n\\n"), and page starts stay unknown (a position then takes its chunk's first page).
@@ -21,6 +25,14 @@ SQL = """
         start INTEGER NOT NULL,
         PRIMARY KEY (document_id, number));
     CREATE INDEX IF NOT EXISTS chunks_span ON chunks(document_id, char_start);
+    CREATE TABLE IF NOT EXISTS chunk_mentions (
+        chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        record INTEGER NOT NULL,
+        start INTEGER NOT NULL,
+        end INTEGER NOT NULL);
+    CREATE INDEX IF NOT EXISTS chunk_mentions_chunk ON chunk_mentions(chunk_id);
+    CREATE INDEX IF NOT EXISTS chunk_mentions_record ON chunk_mentions(kind, record);
     """
 
 _PROBE = 32
@@ -62,3 +74,8 @@ def apply(conn: sqlite3.Connection, statements) -> None:
     for statement in statements(SQL):
         conn.execute(statement)
     fill_spans(conn)
+    from docatlas.core.storage.locate import relocate  # the same code that keeps them after
+
+    for (chunk_id,) in conn.execute("SELECT DISTINCT chunk_id FROM chunk_entities UNION "
+                                    "SELECT DISTINCT chunk_id FROM chunk_relations").fetchall():
+        relocate(conn, chunk_id)
