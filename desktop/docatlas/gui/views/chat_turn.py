@@ -16,18 +16,23 @@ from docatlas.gui.views.markdown_view import SafeMarkdownView
 
 RENDER_MS = 60  # while streaming, re-render the Markdown at most this often
 SHOWN_REFERENCES = 10
+QUOTE_CHARS = 60  # of a reference's quote on its button (the viewer shows it whole)
 UNSUPPORTED = QColor(230, 120, 40)
 _MARKDOWN_LINK = re.compile(r"\[([^\[\]]*)\]\([^()]*\)")
 
 
 def reference_text(ref: dict) -> str:
-    """"[C1] alpha, p. 2 (chunk 3)" for a reference button."""
+    """"[C1] alpha, p. 2 (chunk 3)" and the quoted sentence below it, for a reference button."""
     label = f"[{ref.get('label')}] " if ref.get("label") else ""
     where = page_text(ref.get("page"), ref.get("page_end"))
     title = ref.get("title") or ref.get("document") or "document"
     index = ref.get("chunk_index")
     chunk = f" (chunk {index + 1})" if isinstance(index, int) else ""
-    return f"{label}{title}{', ' + where if where else ''}{chunk}"
+    quote = " ".join(str(ref.get("quote") or "").split())
+    if len(quote) > QUOTE_CHARS:
+        quote = quote[:QUOTE_CHARS].rsplit(" ", 1)[0] + "\u2026"
+    shown = f"\n    \u201c{quote}\u201d" if quote else ""
+    return f"{label}{title}{', ' + where if where else ''}{chunk}{shown}"
 
 
 class TurnWidget(QFrame):
