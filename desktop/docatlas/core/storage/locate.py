@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from docatlas.core.base.mentions import mention_spans, sentences_naming
+from docatlas.core.base.sentences import sentence_spans
 
 
 def relocate(conn: sqlite3.Connection, chunk_id: int) -> None:
@@ -22,10 +23,11 @@ def relocate(conn: sqlite3.Connection, chunk_id: int) -> None:
         names.setdefault(key, set()).add(name)
     spans = [(chunk_id, "entity", rowid, s, e) for rowid, _, name in entity_rows
              for s, e in mention_spans(text, [name])]
+    sentences = sentence_spans(text)
     for rowid, sk, tk, source, target in conn.execute(
             "SELECT rowid, source_key, target_key, source, target FROM chunk_relations WHERE chunk_id = ?",
             (chunk_id,)).fetchall():
         ends = ({source, *names.get(sk, ())}, {target, *names.get(tk, ())})
-        spans += [(chunk_id, "relation", rowid, s, e) for s, e in sentences_naming(text, *ends)]
+        spans += [(chunk_id, "relation", rowid, s, e) for s, e in sentences_naming(text, *ends, sentences=sentences)]
     conn.executemany("INSERT INTO chunk_mentions(chunk_id, kind, record, start, end) VALUES (?, ?, ?, ?, ?)",
                      spans)

@@ -80,9 +80,14 @@ def _dedup(found: list[Mention]) -> list[Mention]:
 def _quoted(store: Store, rows: Sequence[dict]) -> list[Mention]:
     pages: dict[int, tuple[list[int], list[int]]] = {}
     out = []
+    split: dict[int, tuple[list[int], list[tuple[int, int]]]] = {}  # chunk -> its sentences
     for r in rows:
-        sentence = next(((s, e) for s, e in sentence_spans(r["text"]) if s <= r["start"] < e),
-                        (r["start"], r["end"]))
+        if r["chunk_id"] not in split:
+            spans = sentence_spans(r["text"])
+            split[r["chunk_id"]] = ([s for s, _ in spans], spans)
+        starts, spans = split[r["chunk_id"]]
+        at = bisect_right(starts, r["start"]) - 1
+        sentence = spans[at] if at >= 0 and r["start"] < spans[at][1] else (r["start"], r["end"])
         page = r["page_start"]
         if page is not None and r["char_start"] is not None:
             if r["document_id"] not in pages:
