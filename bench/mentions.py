@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "desktop"))
 
-from docatlas.core.base.keys import entity_key  # noqa: E402
-from docatlas.core.storage.database import Store  # noqa: E402
-from docatlas.core.storage.mentions import all_mentions, relocate_all  # noqa: E402
+from docatlas.core.base.keys import entity_key
+from docatlas.core.storage.database import Store
+from docatlas.core.storage.mentions import all_mentions, relocate_all
 
 FIRST = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Frances", "John", "Niklaus", "Tony"]
 LAST = ["Byron", "Turing", "Hopper", "Dijkstra", "Liskov", "Knuth", "Allen", "Backus", "Wirth", "Hoare"]

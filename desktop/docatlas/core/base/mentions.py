@@ -8,8 +8,8 @@ in "Adams".
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from bisect import bisect_right
+from collections.abc import Iterable
 from functools import lru_cache
 
 from docatlas.core.base.sentences import sentence_spans
