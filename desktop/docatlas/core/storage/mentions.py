@@ -57,11 +57,23 @@ def all_mentions(store: Store, per_item: int) -> dict[tuple[str, str], list[dict
     """Up to `per_item` mentions of every entity (key, "") and relation (source, target), as
     `{document, page, quote}`, for the export; read one chunk at a time."""
     out: dict[tuple[str, str], list[dict]] = {}
-    for chunk in store.query("SELECT DISTINCT chunk_id FROM chunk_mentions ORDER BY chunk_id"):
-        rows = store.query(f"{_ENTITY}{_PLACE} WHERE m.chunk_id = ? UNION ALL {_RELATION}{_PLACE} "
-                           "WHERE m.chunk_id = ? ORDER BY 2", (chunk["chunk_id"], chunk["chunk_id"]))
-        for row, mention in zip(rows, _quoted(store, rows)):
-            item = out.setdefault((row["key"], row["target_key"]), [])
+    pages: dict[int, tuple[list[int], list[int]]] = {}
+    chunks = store.query("SELECT c.id AS chunk_id, c.document_id, c.char_start, c.page_start, d.path "
+                         "FROM chunks c JOIN documents d ON d.id = c.document_id "
+                         "WHERE c.id IN (SELECT chunk_id FROM chunk_mentions) ORDER BY c.document_id, c.idx")
+    for chunk in chunks:
+        rows = store.query(
+            "SELECT m.start, m.end, r.key AS key, '' AS target_key FROM chunk_mentions m JOIN chunk_entities r"
+            " ON m.kind = 'entity' AND r.rowid = m.record WHERE m.chunk_id = ? UNION ALL"
+            " SELECT m.start, m.end, r.source_key, r.target_key FROM chunk_mentions m JOIN chunk_relations r"
+            " ON m.kind = 'relation' AND r.rowid = m.record WHERE m.chunk_id = ? ORDER BY 1",
+            (chunk["chunk_id"], chunk["chunk_id"]))
+        wanted = [r for r in rows if len(out.setdefault((r["key"], r["target_key"]), [])) < per_item]
+        if not wanted:
+            continue
+        text = store.query("SELECT text FROM chunks WHERE id = ?", (chunk["chunk_id"],))[0]["text"]
+        for row, mention in zip(wanted, _quoted(store, [{**chunk, **r, "text": text} for r in wanted], pages)):
+            item = out[(row["key"], row["target_key"])]
             if len(item) < per_item and not any(m["quote"] == mention.quote for m in item):
                 item.append({"document": mention.document, "page": mention.page, "quote": mention.quote})
     return out
@@ -77,8 +89,9 @@ def _dedup(found: list[Mention]) -> list[Mention]:
     return out
 
 
-def _quoted(store: Store, rows: Sequence[dict]) -> list[Mention]:
-    pages: dict[int, tuple[list[int], list[int]]] = {}
+def _quoted(store: Store, rows: Sequence[dict], pages: dict | None = None) -> list[Mention]:
+    """Each row as a Mention with its sentence and page (`pages`: page starts read so far)."""
+    pages = {} if pages is None else pages
     out = []
     split: dict[int, tuple[list[int], list[tuple[int, int]]]] = {}  # chunk -> its sentences
     for r in rows:
