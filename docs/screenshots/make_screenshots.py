@@ -29,6 +29,7 @@ from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
 sys.path.insert(0, str(HERE))
 from graph_shots import graph_shots  # noqa: E402
+from citation_shots import citation_shots  # noqa: E402
 
 ANSWER = ("**Maria Lopez** founded *Harbor Analytics* in Lisbon [C1], and **Jonas Weber** later joined it "
           "as chief engineer [C1].\n\nThe company also sells sensors to **Northwind Labs**, which Priya Nair "
@@ -145,6 +146,7 @@ def main() -> int:
             window.shutdown()
             window.close()
         graph_shots(app)  # the graph explorer's own pictures (graph_shots.py)
+    citation_shots(app)  # a cited answer and the sentence it opens (citation_shots.py)
     return 0
 
 

@@ -61,8 +61,8 @@ def test_ingest_status_export_delete(model, capsys, tmp_path):
     data = json.loads((tmp_path / "g.json").read_text(encoding="utf-8"))
     assert set(data) == {"documents", "entities", "relations"}
     assert set(data["documents"][0]) == {"id", "path", "title", "chunks"}
-    assert set(data["entities"][0]) == {"name", "type", "description", "sources"}
-    assert set(data["relations"][0]) == {"source", "target", "keywords", "description", "weight", "sources"}
+    assert set(data["entities"][0]) == {"name", "type", "description", "sources", "mentions"}
+    assert set(data["relations"][0]) == {"source", "target", "keywords", "description", "weight", "sources", "mentions"}
 
     docatlas(capsys, "--data-dir", ws, "export", "--format", "graphml", str(tmp_path / "g.graphml"))
     graph = nx.read_graphml(tmp_path / "g.graphml")

@@ -120,6 +120,9 @@ def test_a_passage_click_asks_the_window_to_open_it(qtbot, explorer, store):
                         "ON c.id = e.chunk_id WHERE key = 'jonas weber'")[0]
     passages = explorer.panel.passages
     assert passages.count() == 1 and "lisbon" in passages.item(0).text()
+    (text,) = store.query("SELECT text FROM chunks WHERE id = ?", (chunk["chunk_id"],))
+    quotes = [line.strip()[1:-1] for line in passages.item(0).text().splitlines()[1:]]
+    assert quotes and all("Jonas Weber" in q and q in " ".join(text["text"].split()) for q in quotes)
     with qtbot.waitSignal(explorer.open_passage) as opened:
         passages.itemClicked.emit(passages.item(0))
     assert opened.args == [chunk["doc"], chunk["chunk_id"]]

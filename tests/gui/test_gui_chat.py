@@ -57,9 +57,13 @@ def test_answer_streams_and_its_references_open_the_passage(qtbot, ready, server
     viewer = chat.viewer
     assert viewer is not None and viewer.isVisible()
     assert viewer.title_label.text() == first["title"]
-    assert "(highlighted)" in viewer.where_label.text() and first["document"] in viewer.where_label.text()
+    assert "(the cited sentence highlighted)" in viewer.where_label.text()
+    assert first["document"] in viewer.where_label.text()
     (chunk,) = ready.workspace.store.query("SELECT text FROM chunks WHERE id = ?", (first["chunk"],))
-    assert viewer.highlighted_text() == chunk["text"].strip()
+    assert first["quote"] and first["quote"] in chunk["text"]
+    assert viewer.highlighted_text() == first["quote"]  # exactly the cited sentence, not the chunk
+    assert turn.unsupported_marks == ["See the notes for more."]  # the one sentence citing nothing
+    assert "1 sentence cites no source" in turn.note_label.text()
 
     qtbot.mouseClick(turn.copy_button, Qt.MouseButton.LeftButton)
     assert QGuiApplication.clipboard().text() == ANSWER

@@ -50,6 +50,9 @@ def cmd_query(args: argparse.Namespace, store: Store, settings: Settings) -> int
         for ref in sources:
             label = f"[{ref.label}] " if ref.label else ""
             by = f" — {ref.byline}" if ref.byline else ""
-            print(clean(f"  {label}{ref.document}{page_label(ref.page, ref.page_end)} (chunk {ref.chunk}){by}"))
+            pages = page_label(ref.page, ref.page if ref.quote else ref.page_end)
+            print(clean(f"  {label}{ref.document}{pages} (chunk {ref.chunk}){by}"))
+            if ref.quote:
+                print(clean(f"      \u201c{ref.quote}\u201d"))
     return 0
 

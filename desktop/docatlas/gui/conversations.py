@@ -20,7 +20,7 @@ log = logging.getLogger("docatlas.gui.conversations")
 FILENAME = "conversations.json"
 MAX_CONVERSATIONS = 50
 REFERENCE_KEYS = ("chunk", "document_id", "document", "title", "page", "page_end", "chunk_index", "label",
-                  "cited")
+                  "cited", "start", "end", "quote", "page_chunk", "names")
 
 
 @dataclass

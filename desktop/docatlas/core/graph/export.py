@@ -13,8 +13,10 @@ import networkx as nx
 from docatlas.core.base.text import for_spreadsheet, json_for_terminal
 from docatlas.core.storage import graph as graph_rows
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.mentions import all_mentions
 
 EXPORT_FORMATS = ("json", "graphml", "gexf", "csv")
+MENTIONS_PER_ITEM = 20  # quotes per entity or relation in the JSON export, in document order
 
 
 def entity_sources(store: Store) -> dict[str, list[str]]:
@@ -33,8 +35,8 @@ def relation_sources(store: Store) -> dict[tuple[str, str], list[str]]:
     return sources
 
 
-def graph_data(store: Store) -> dict:
-    """The whole graph in the export contract's JSON shape."""
+def graph_data(store: Store, with_mentions: bool = False) -> dict:
+    """The whole graph in the export contract's JSON shape (`mentions` only when asked)."""
     chunk_counts = graph_rows.chunk_counts(store)
     e_sources, r_sources = entity_sources(store), relation_sources(store)
     names = {}
@@ -43,16 +45,30 @@ def graph_data(store: Store) -> dict:
         names[row["key"]] = row["name"]
         entities.append({"name": row["name"], "type": row["type"], "description": row["description"],
                          "sources": e_sources.get(row["key"], [])})
+    relation_rows = graph_rows.relations_in_order(store)
+    pairs = [(row["source_key"], row["target_key"]) for row in relation_rows]
     relations = [
-        {"source": names.get(row["source_key"], row["source_key"]),
-         "target": names.get(row["target_key"], row["target_key"]),
+        {"source": names.get(a, a), "target": names.get(b, b),
          "keywords": row["keywords"], "description": row["description"], "weight": row["weight"],
-         "sources": r_sources.get((row["source_key"], row["target_key"]), [])}
-        for row in graph_rows.relations_in_order(store)
+         "sources": r_sources.get((a, b), [])}
+        for (a, b), row in zip(pairs, relation_rows)
     ]
     documents = [{"id": d.id, "path": d.path, "title": d.title, "chunks": chunk_counts.get(d.id, 0)}
                  for d in store.documents()]
+    if with_mentions:
+        _add_mentions(store, entities, list(names), relations, pairs)
     return {"documents": documents, "entities": entities, "relations": relations}
+
+
+def _add_mentions(store: Store, entities: list[dict], keys: list[str], relations: list[dict],
+                  pairs: list[tuple[str, str]]) -> None:
+    """Give each entity and relation its mentions: `[{document, page, quote}]`."""
+    found = all_mentions(store, MENTIONS_PER_ITEM)
+    for entity, key in zip(entities, keys):
+        entity["mentions"] = found.get((key, ""), [])
+    for relation, (a, b) in zip(relations, pairs):
+        either = found.get((a, b), []) + [m for m in found.get((b, a), []) if m not in found.get((a, b), [])]
+        relation["mentions"] = either[:MENTIONS_PER_ITEM]
 
 
 def to_networkx(data: dict) -> nx.Graph:
@@ -71,7 +87,7 @@ def export(store: Store, fmt: str, out: Path) -> Path:
     """Write the graph to `out` in `fmt`; csv writes a folder with entities.csv and relations.csv."""
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"Unknown export format {fmt!r}; choose one of: {', '.join(EXPORT_FORMATS)}.")
-    data = graph_data(store)
+    data = graph_data(store, with_mentions=fmt == "json")
     out = Path(out)
     if fmt == "csv":
         out.mkdir(parents=True, exist_ok=True)
@@ -96,7 +112,7 @@ def write_export(store: Store, fmt: str, handle: BinaryIO) -> None:
     """Write the graph in `fmt` (json, graphml or gexf: one stream) to an open binary handle."""
     if fmt == "csv" or fmt not in EXPORT_FORMATS:
         raise ValueError(f"{fmt!r} cannot be written to one stream; choose json, graphml or gexf.")
-    data = graph_data(store)
+    data = graph_data(store, with_mentions=fmt == "json")
     if fmt == "json":
         text = json_for_terminal(json.dumps(data, ensure_ascii=False, indent=2))  # the same JSON, terminal-safe
         handle.write((text + "\n").encode("utf-8"))

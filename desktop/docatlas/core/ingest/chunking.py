@@ -27,13 +27,21 @@ _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 
 @dataclass(frozen=True)
 class Chunk:
-    """One window of a document; pages are 1-based PDF pages, None for non-paged text."""
+    """One window of a document; pages are 1-based PDF pages, None for non-paged text.
+
+    `start`/`end` is its span in the document's extracted text (`text == full[start:end]`);
+    `lead` is the text between the previous chunk's end and `start` (whitespace; empty when
+    the chunks overlap), so the chunks with their leads give back the whole text exactly.
+    """
 
     index: int
     text: str
     tokens: int
     page_start: int | None
     page_end: int | None
+    start: int = 0
+    end: int = 0
+    lead: str = ""
 
 
 def _token_starts(text: str, tokens: list[int]) -> list[int]:
@@ -152,10 +160,24 @@ def chunk_document(document: Document, chunk_tokens: int = 1200,
     def page_at(char: int) -> int | None:
         return numbers[max(bisect_right(page_starts, char) - 1, 0)] if numbers else None
 
-    return [Chunk(index=i, text=piece, tokens=count, page_start=page_at(start),
-                  page_end=page_at(end - 1))
-            for i, (piece, start, end, count) in
-            enumerate(_windows(document.text, chunk_tokens, overlap_tokens))]
+    text = document.text
+    chunks, previous_end = [], 0
+    for i, (piece, start, end, count) in enumerate(_windows(text, chunk_tokens, overlap_tokens)):
+        chunks.append(Chunk(index=i, text=piece, tokens=count, page_start=page_at(start),
+                            page_end=page_at(end - 1), start=start, end=end,
+                            lead=text[previous_end:start]))
+        previous_end = max(previous_end, end)
+    return chunks
+
+
+def page_starts(document: Document) -> list[tuple[int, int]]:
+    """(page number, offset in the document's text where it starts) for a paged document."""
+    out, offset = [], 0
+    for page in document.pages:
+        if page.number is not None:
+            out.append((page.number, offset))
+        offset += len(page.text) + 2
+    return out
 
 
 def iter_chunks(source: Document | TextStream, chunk_tokens: int = 1200,
@@ -166,6 +188,8 @@ def iter_chunks(source: Document | TextStream, chunk_tokens: int = 1200,
         return
     _validate(chunk_tokens, overlap_tokens)
     index, buffer = 0, ""
+    base = 0  # offset of buffer[0] in the whole text
+    previous_end, carry = 0, ""  # end of the last chunk yielded; the text from it to `base`
     for block in itertools.chain(source.blocks(), [None]):
         if block is not None:
             buffer += block
@@ -175,8 +199,15 @@ def iter_chunks(source: Document | TextStream, chunk_tokens: int = 1200,
         final = block is None
         if not final and len(windows) < 2:
             continue  # one window fills the segment: read more before cutting
-        for piece, _start, _end, count in windows if final else windows[:-1]:
-            yield Chunk(index=index, text=piece, tokens=count, page_start=None, page_end=None)
+        for piece, start, end, count in windows if final else windows[:-1]:
+            lead = carry + buffer[max(previous_end - base, 0):start] if base + start > previous_end else ""
+            carry = ""
+            yield Chunk(index=index, text=piece, tokens=count, page_start=None, page_end=None,
+                        start=base + start, end=base + end, lead=lead)
+            previous_end = max(previous_end, base + end)
             index += 1
         if not final:
-            buffer = buffer[windows[-1][1]:]
+            cut = windows[-1][1]
+            carry = buffer[previous_end - base:cut] if base + cut > previous_end else ""
+            buffer = buffer[cut:]
+            base += cut

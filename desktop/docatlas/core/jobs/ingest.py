@@ -29,7 +29,7 @@ from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.merge import Summarizer, rebuild, rebuild_steps
 from docatlas.core.graph.summarize import ModelSummarizer
-from docatlas.core.ingest.chunking import iter_chunks
+from docatlas.core.ingest.chunking import iter_chunks, page_starts
 from docatlas.core.ingest.extract import ChunkExtraction, extract_chunk
 from docatlas.core.ingest.findings import accepted_keys, record_findings
 from docatlas.core.ingest.loaders import Document, DocumentError, TextStream, discover, file_hash, open_document
@@ -217,14 +217,15 @@ def _store_file(store: Store, path: Path, resolved: str, digest: str, size: int,
         nonlocal count
         for c in iter_chunks(document, settings.chunking.chunk_tokens, settings.chunking.overlap_tokens):
             count += 1
-            yield NewChunk(c.text, c.tokens, c.page_start, c.page_end)
+            yield NewChunk(c.text, c.tokens, c.page_start, c.page_end, c.start, c.end, c.lead)
 
     try:
         document = open_document(path)
         # Read, cut and stored as a stream in one transaction: a read error keeps the old version.
         doc_id, touched = store.put_document(path=resolved, title=document.title, kind=document.kind,
                                              content_hash=digest, size=size, chunks=counted(),
-                                             metadata=getattr(document, "metadata", ()))
+                                             metadata=getattr(document, "metadata", ()),
+                                             pages=() if isinstance(document, TextStream) else page_starts(document))
         if isinstance(document, Document):  # attachments, a mailbox's messages: documents of their own
             warnings.extend(w for w in document.warnings if w not in warnings)
             touched |= store_parts(store, doc_id, resolved, document, chunker(

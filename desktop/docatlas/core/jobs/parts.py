@@ -24,7 +24,7 @@ def chunker(chunk_tokens: int, overlap_tokens: int) -> Chunker:
     """A document's chunks as the store takes them."""
     def chunks(document: Document) -> Iterator[NewChunk]:
         for c in iter_chunks(document, chunk_tokens, overlap_tokens):
-            yield NewChunk(c.text, c.tokens, c.page_start, c.page_end)
+            yield NewChunk(c.text, c.tokens, c.page_start, c.page_end, c.start, c.end, c.lead)
     return chunks
 
 

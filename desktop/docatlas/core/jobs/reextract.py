@@ -33,6 +33,7 @@ from docatlas.core.prompts.store import extraction_profile
 from docatlas.core.storage import health, records, ungrounded
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.lock import writes_workspace
+from docatlas.core.storage.mentions import relocate_all
 
 REPLAY_ROUNDS = 16  # gleaning rounds a replay may follow (each one only if it is cached)
 
@@ -60,6 +61,7 @@ def rederive(store: Store, settings: Settings, *, summarize: Summarizer | None =
     else:
         report.chunks = records.finished_count(store)
     report.rekeyed = rekey(store)
+    relocate_all(store)  # mentions follow the records, found again in each chunk's text
     rebuild(store, None, summarize)
     counts = store.counts()
     report.entities, report.relations = counts["entities"], counts["relations"]

@@ -49,6 +49,7 @@ class ChunkSource:
     page_end: int | None
     path: str
     title: str
+    char_start: int | None = None  # the chunk's span in its document's extracted text
 
 
 def _marks(values: Sequence) -> str:
@@ -110,10 +111,11 @@ def chunk_sources(store: Store, ids: Sequence[int]) -> dict[int, ChunkSource]:
     if not ids:
         return {}
     rows = store.query(
-        "SELECT c.id, c.document_id, c.idx, c.text, c.tokens, c.page_start, c.page_end, d.path, d.title "
+        "SELECT c.id, c.document_id, c.idx, c.text, c.tokens, c.page_start, c.page_end, d.path, d.title,"
+        " c.char_start "
         f"FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN ({_marks(ids)})", list(ids))
     return {r["id"]: ChunkSource(r["id"], r["document_id"], r["idx"], r["text"], r["tokens"], r["page_start"],
-                                 r["page_end"], r["path"], r["title"]) for r in rows}
+                                 r["page_end"], r["path"], r["title"], r["char_start"]) for r in rows}
 
 
 def chunks_mentioning(store: Store, keys: Sequence[str], limit: int) -> list[int]:

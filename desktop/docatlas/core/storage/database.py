@@ -24,6 +24,7 @@ import sqlite_utils
 
 from docatlas.core.base.errors import StoreError
 from docatlas.core.base.records import EntityRecord, RelationRecord
+from docatlas.core.storage.locate import relocate as relocate_mentions
 from docatlas.core.storage.migrations import MIGRATIONS, SCHEMA_VERSION
 
 
@@ -63,6 +64,9 @@ class NewChunk:
     tokens: int
     page_start: int | None
     page_end: int | None
+    start: int | None = None  # its span in the document's extracted text
+    end: int | None = None
+    lead: str = ""  # the text between the previous chunk's end and `start`
 
 
 def stored_path(path: str) -> tuple[str, bytes | None]:
@@ -169,8 +173,12 @@ class Store:
                 # Read again under the write lock: another process may have just migrated.
                 if conn.execute("PRAGMA user_version").fetchone()[0] > target:
                     continue
-                for statement in _statements(MIGRATIONS[target]):
-                    conn.execute(statement)
+                step = MIGRATIONS[target]
+                if isinstance(step, str):
+                    for statement in _statements(step):
+                        conn.execute(statement)
+                else:  # a step that fills what it adds from the rows already stored
+                    step.apply(conn, _statements)
                 conn.execute(f"PRAGMA user_version = {target + 1}")
 
     @property
@@ -224,6 +232,7 @@ class Store:
         size: int,
         chunks: Iterable[NewChunk],
         metadata: Iterable[tuple[str, str]] = (),
+        pages: Iterable[tuple[int, int]] = (),
     ) -> tuple[int, set[str]]:
         """Store a (new or changed) document and all its chunks as `pending`, in one go.
 
@@ -231,7 +240,8 @@ class Store:
         read as a stream is never whole in memory, and an error while reading it keeps the
         previous version. A previous version at the same path is replaced; the entity keys
         its records supported are returned (and kept in `pending_rederive` in the same
-        transaction) so the graph can be re-derived for them.
+        transaction) so the graph can be re-derived for them. `pages` are (number, offset
+        where the page starts in the extracted text) for a paged document.
         """
         now = time.time()
         text_path, raw_path = stored_path(path)
@@ -247,10 +257,13 @@ class Store:
             conn.executemany("INSERT OR REPLACE INTO document_metadata(document_id, key, value) VALUES (?, ?, ?)",
                              ((doc_id, key, value) for key, value in metadata if value))
             inserted = conn.executemany(
-                "INSERT INTO chunks(document_id, idx, text, tokens, page_start, page_end, status, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)",
-                ((doc_id, i, c.text, c.tokens, c.page_start, c.page_end, now) for i, c in enumerate(chunks)),
+                "INSERT INTO chunks(document_id, idx, text, tokens, page_start, page_end, char_start, char_end,"
+                " lead, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+                ((doc_id, i, c.text, c.tokens, c.page_start, c.page_end, c.start, c.end, c.lead, now)
+                 for i, c in enumerate(chunks)),
             ).rowcount
+            conn.executemany("INSERT INTO document_pages(document_id, number, start) VALUES (?, ?, ?)",
+                             [(doc_id, number, start) for number, start in pages])
             if not inserted:
                 conn.execute("UPDATE documents SET status = 'done' WHERE id = ?", (doc_id,))
         return int(doc_id), touched
@@ -353,6 +366,7 @@ class Store:
                     for (sk, tk), r in zip(relation_keys, relations)
                 ],
             )
+            relocate_mentions(conn, chunk_id)
             conn.execute(
                 "UPDATE chunks SET status = ?, error = NULL, profile = ?, model = ?, calls = calls + ?, "
                 "updated_at = ? WHERE id = ?",

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.mentions import mentions
 
 PASSAGE_LIMIT = 200
 NEIGHBOUR_LIMIT = 500
 EXCERPT_CHARS = 160
+QUOTE_LIMIT = 600  # mentions read for one item's panel
+QUOTES_PER_PASSAGE = 3
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,7 @@ class Passage:
     page_start: int | None
     page_end: int | None
     excerpt: str
+    quotes: tuple[str, ...] = ()  # the sentences of this chunk that name the entity (or both ends)
 
     @property
     def label(self) -> str:
@@ -75,6 +79,14 @@ def _passages(store: Store, where: str, params: tuple) -> list[Passage]:
     return [Passage(r["doc"], r["chunk"], r["title"], r["p0"], r["p1"], _excerpt(r["text"])) for r in rows]
 
 
+def _quoted(store: Store, passages: list[Passage], key: str, target_key: str = "") -> list[Passage]:
+    """The passages with the sentences that mention the item (located at extraction)."""
+    by_chunk: dict[int, list[str]] = {}
+    for mention in mentions(store, key, target_key, limit=QUOTE_LIMIT):
+        by_chunk.setdefault(mention.chunk_id, []).append(" ".join(mention.quote.split()))
+    return [replace(p, quotes=tuple(by_chunk.get(p.chunk_id, ())[:QUOTES_PER_PASSAGE])) for p in passages]
+
+
 def _excerpt(text: str) -> str:
     words = " ".join(text.split())
     return words if len(words) <= EXCERPT_CHARS else words[:EXCERPT_CHARS].rsplit(" ", 1)[0] + "…"
@@ -95,6 +107,7 @@ def entity_details(store: Store, key: str) -> EntityDetails | None:
         "(CASE WHEN r.source_key = ? THEN r.target_key ELSE r.source_key END) "
         "WHERE r.source_key = ? OR r.target_key = ? ORDER BY r.weight DESC LIMIT ?",
         (key, key, key, key, NEIGHBOUR_LIMIT))]
+    passages = _quoted(store, passages, key)
     return EntityDetails(key, row["name"], row["type"], row["description"], row["mentions"], passages, neighbours)
 
 
@@ -110,6 +123,7 @@ def relation_details(store: Store, a: str, b: str) -> RelationDetails | None:
     row = rows[0]
     passages = _passages(store, "SELECT chunk_id FROM chunk_relations WHERE (source_key = ? AND target_key = ?) "
                                 "OR (source_key = ? AND target_key = ?)", (a, b, b, a))
+    passages = _quoted(store, passages, a, b)
     return RelationDetails(a, b, row["s"] or a, row["t"] or b, row["keywords"], row["description"],
                            float(row["weight"]), passages)
 

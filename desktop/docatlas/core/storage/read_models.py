@@ -174,8 +174,22 @@ class Passage:
     path: str
     title: str
     chunk_id: int
-    chunks: tuple[dict, ...]  # {id, idx, text, page_start, page_end}, in order
+    chunks: tuple[dict, ...]  # {id, idx, text, page_start, page_end, char_start, char_end, lead}, in order
     total_chunks: int
+
+    def stitched(self) -> tuple[str, int]:
+        """The document's text these chunks cover, overlap shown once, and its offset in the
+        document (chunks stored without spans are joined by a blank line, offset -1)."""
+        if any(c["char_start"] is None for c in self.chunks):
+            return "\n\n".join(c["text"] for c in self.chunks), -1
+        first = self.chunks[0]["char_start"]
+        parts, position = [], first
+        for c in self.chunks:
+            if c is not self.chunks[0]:
+                parts.append(c["lead"][max(position - (c["char_start"] - len(c["lead"])), 0):])
+            parts.append(c["text"][max(position - c["char_start"], 0):])
+            position = max(position, c["char_end"])
+        return "".join(parts), first
 
 
 def passage(store: Store, chunk_id: int, neighbours: int = 2) -> Passage | None:
@@ -187,7 +201,8 @@ def passage(store: Store, chunk_id: int, neighbours: int = 2) -> Passage | None:
         return None
     row = found[0]
     chunks = store.query(
-        "SELECT id, idx, text, page_start, page_end FROM chunks WHERE document_id = ? AND idx BETWEEN ? AND ?"
+        "SELECT id, idx, text, page_start, page_end, char_start, char_end, lead FROM chunks"
+        " WHERE document_id = ? AND idx BETWEEN ? AND ?"
         " ORDER BY idx", (row["document_id"], row["idx"] - neighbours, row["idx"] + neighbours))
     total = store.query("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?", (row["document_id"],))[0]["n"]
     return Passage(row["document_id"], row["path"], row["title"], chunk_id, tuple(chunks), total)
@@ -214,3 +229,31 @@ def document_preview(store: Store, document_id: int, chunks: int = 3) -> tuple[i
     if not rows:
         return None, ""
     return rows[0]["id"], "\n\n".join(r["text"].strip() for r in rows)
+
+
+def document_text(store: Store, document_id: int, start: int, end: int) -> str:
+    """The document's extracted text from `start` to `end`, given back by its chunks and leads.
+
+    Reads only the chunks that overlap the span, so a part of a large document costs
+    what it shows."""
+    rows = store.query(
+        "SELECT char_start, char_end, lead, text FROM chunks WHERE document_id = ? AND char_end > ?"
+        " AND char_start - length(lead) < ? ORDER BY char_start", (document_id, start, end))
+    if not rows:
+        return ""
+    first = rows[0]["char_start"] - len(rows[0]["lead"])
+    parts, position = [], first
+    for row in rows:
+        piece_start = row["char_start"] - len(row["lead"])
+        piece = row["lead"] + row["text"]
+        parts.append(piece[max(position - piece_start, 0):])
+        position = max(position, row["char_end"])
+    text = "".join(parts)
+    return text[max(start - first, 0):max(end - first, 0)]
+
+
+def page_of(store: Store, document_id: int, position: int, fallback: int | None) -> int | None:
+    """The page holding `position` of a document's text; `fallback` when its pages are unknown."""
+    rows = store.query("SELECT number FROM document_pages WHERE document_id = ? AND start <= ?"
+                       " ORDER BY start DESC LIMIT 1", (document_id, position))
+    return rows[0]["number"] if rows else fallback

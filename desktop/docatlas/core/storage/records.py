@@ -86,6 +86,7 @@ def requeue(store: Store, chunk_ids: Sequence[int]) -> tuple[set[str], list[int]
             "SELECT DISTINCT document_id FROM chunks WHERE id IN (SELECT id FROM temp.requeue)")]
         conn.execute("DELETE FROM chunk_entities WHERE chunk_id IN (SELECT id FROM temp.requeue)")
         conn.execute("DELETE FROM chunk_relations WHERE chunk_id IN (SELECT id FROM temp.requeue)")
+        conn.execute("DELETE FROM chunk_mentions WHERE chunk_id IN (SELECT id FROM temp.requeue)")
         conn.execute("UPDATE chunks SET status = 'pending', error = NULL, prompt_hash = NULL, updated_at = ? "
                      "WHERE id IN (SELECT id FROM temp.requeue)", (time.time(),))
         if touched:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.health import clear_chunk_health, put_chunk_health
+from docatlas.core.storage.locate import relocate
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ def accept(store: Store, record: UngroundedRow, entity_keys: Sequence[tuple[str,
                 "description, strength) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (record.chunk_id, *relation, record.name, record.target, record.keywords, record.description,
                  record.strength))
+        relocate(conn, record.chunk_id)
         conn.execute("UPDATE chunks SET status = 'done' WHERE id = ? AND status = 'empty'", (record.chunk_id,))
         conn.execute("INSERT INTO meta(key, value) VALUES ('graph_dirty', '1') "
                      "ON CONFLICT(key) DO UPDATE SET value = '1'")

@@ -76,7 +76,8 @@ class DetailsPanel(QWidget):
     def _fill_passages(self, passages: list[Passage]) -> None:
         self.passages.clear()
         for passage in passages:
-            item = QListWidgetItem(passage.label)
+            quotes = "".join(f"\n    \u201c{quote}\u201d" for quote in passage.quotes)
+            item = QListWidgetItem(passage.label + quotes)
             item.setData(ROLE, (passage.document_id, passage.chunk_id))
             item.setToolTip("Open this passage")
             self.passages.addItem(item)

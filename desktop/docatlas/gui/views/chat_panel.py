@@ -258,7 +258,8 @@ class ChatPanel(QWidget):
         turn.answer = answer.answer
         turn.mode = answer.mode
         turn.warnings = list(answer.warnings) + (["From the answer cache."] if answer.cached else [])
-        refs = [r.to_json() for r in answer.references]
+        names = list(answer.keywords.low_level) if answer.keywords else []
+        refs = [{**r.to_json(), "names": names} for r in answer.references]
         turn.references = [slim_reference(r) for r in refs]
         self.current_turn.show_turn()
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QGuiApplication, QTextCharFormat, QTextDocument
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
+from docatlas.core.retrieval.references import unsupported_sentences
 from docatlas.gui.conversations import Turn
 from docatlas.gui.formatting import button_text, page_text, plain_tip
 from docatlas.gui.theme import error_style
@@ -15,6 +16,9 @@ from docatlas.gui.views.markdown_view import SafeMarkdownView
 
 RENDER_MS = 60  # while streaming, re-render the Markdown at most this often
 SHOWN_REFERENCES = 10
+QUOTE_CHARS = 60  # of a reference's quote on its button (the viewer shows it whole)
+UNSUPPORTED = QColor(230, 120, 40)
+_MARKDOWN_LINK = re.compile(r"\[([^\[\]]*)\]\([^()]*\)")
 
 
 def plain_sentence(text: str) -> str:
@@ -24,14 +28,18 @@ def plain_sentence(text: str) -> str:
 
 
 def reference_text(ref: dict) -> str:
-    """"[C1] alpha, p. 2 (chunk 3)" for a reference button."""
+    """"[C1] alpha, p. 2 (chunk 3)" and the quoted sentence below it, for a reference button."""
     label = f"[{ref.get('label')}] " if ref.get("label") else ""
     where = page_text(ref.get("page"), ref.get("page_end"))
     title = ref.get("title") or ref.get("document") or "document"
     index = ref.get("chunk_index")
     chunk = f" (chunk {index + 1})" if isinstance(index, int) else ""
     by = f" — {ref['byline']}" if ref.get("byline") else ""  # author or sender, and a date
-    return f"{label}{title}{', ' + where if where else ''}{chunk}{by}"
+    quote = " ".join(str(ref.get("quote") or "").split())
+    if len(quote) > QUOTE_CHARS:
+        quote = quote[:QUOTE_CHARS].rsplit(" ", 1)[0] + "\u2026"
+    shown = f"\n    \u201c{quote}\u201d" if quote else ""
+    return f"{label}{title}{', ' + where if where else ''}{chunk}{by}{shown}"
 
 
 class TurnWidget(QFrame):
@@ -113,6 +121,7 @@ class TurnWidget(QFrame):
         self.answer_view.show_markdown(self.turn.answer or self._streamed)
         self.answer_view.setVisible(bool(self.turn.answer or self._streamed))
         self._show_references(self.turn.references)
+        marked = self._mark_unsupported(self.turn.answer if self.turn.references else "")
         notes = []
         if self.turn.mode:
             notes.append(f"Mode: {self.turn.mode}")
@@ -121,10 +130,38 @@ class TurnWidget(QFrame):
             notes.append("Stopped before the answer was complete.")
         if self.turn.error:
             notes.append(plain_sentence(self.turn.error))
+        if marked:
+            notes.append(f"{marked} sentence{'s cite' if marked != 1 else ' cites'} no source (underlined)")
         self.note_label.setText(" · ".join(notes))
         self.note_label.setEnabled(not self.turn.error)
         self.note_label.setStyleSheet(error_style() if self.turn.error else "")
         self.copy_button.setEnabled(bool(self.turn.answer or self._streamed))
+
+    def _mark_unsupported(self, answer: str) -> int:
+        """Underline the answer's sentences that cite nothing; how many were found."""
+        selections = []
+        document = self.answer_view.document()
+        for sentence in unsupported_sentences(answer):
+            plain = _MARKDOWN_LINK.sub(r"\1", sentence).replace("**", "").replace("`", "")
+            shown = " ".join(plain.split())
+            cursor = document.find(shown, 0, QTextDocument.FindFlag.FindCaseSensitively)
+            if cursor.isNull():
+                continue
+            selection = QTextEdit.ExtraSelection()
+            selection.cursor = cursor
+            fmt = QTextCharFormat()
+            fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+            fmt.setUnderlineColor(UNSUPPORTED)
+            fmt.setToolTip("No citation backs this sentence: check it against your documents.")
+            selection.format = fmt
+            selections.append(selection)
+        self.answer_view.setExtraSelections(selections)
+        return len(selections)
+
+    @property
+    def unsupported_marks(self) -> list[str]:
+        """The answer text underlined as citing no source."""
+        return [s.cursor.selectedText() for s in self.answer_view.extraSelections()]
 
     def _show_references(self, references: list[dict]) -> None:
         while self.references_layout.count():

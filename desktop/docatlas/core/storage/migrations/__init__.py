@@ -12,11 +12,12 @@ from docatlas.core.storage.migrations import (
     m006_extraction_health,
     m007_pending_rederive,
     m008_document_path_bytes,
+    m009_chunk_spans,
     m010_document_metadata,
     m011_sources,
 )
 
-MIGRATIONS: list[str] = [
+MIGRATIONS: list = [  # SQL text, or a module with `apply(conn, statements)`
     m001_documents.SQL,
     m002_retrieval.SQL,
     m003_merge_suggestions.SQL,
@@ -25,6 +26,7 @@ MIGRATIONS: list[str] = [
     m006_extraction_health.SQL,
     m007_pending_rederive.SQL,
     m008_document_path_bytes.SQL,
+    m009_chunk_spans,
     m010_document_metadata.SQL,
     m011_sources.SQL,
 ]
