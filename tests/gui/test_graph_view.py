@@ -125,7 +125,8 @@ def test_a_passage_click_asks_the_window_to_open_it(qtbot, explorer, store):
     assert quotes and all("Jonas Weber" in q and q in " ".join(text["text"].split()) for q in quotes)
     with qtbot.waitSignal(explorer.open_passage) as opened:
         passages.itemClicked.emit(passages.item(0))
-    assert opened.args == [chunk["doc"], chunk["chunk_id"]]
+    assert opened.args[:2] == [chunk["doc"], chunk["chunk_id"]]
+    assert opened.args[2] == {"names": ["Jonas Weber"], "quote": quotes[0]}  # what the viewer highlights
 
 
 def test_neighbours_in_the_panel_select_on_click(qtbot, explorer):

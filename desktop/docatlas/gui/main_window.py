@@ -132,7 +132,7 @@ class MainWindow(QMainWindow):
         self.chat_panel = ChatPanel(self.tasks, self.workspace, lambda: self.settings, self.interaction)
         old_prompts, old_graph = self.prompts_tab, self.graph_tab
         self.graph_tab = GraphExplorer(self.workspace.store, tasks=self.tasks)
-        self.graph_tab.open_passage.connect(lambda _document, chunk: self.show_passage(chunk))
+        self.graph_tab.open_passage.connect(lambda _document, chunk, marks: self.show_passage(chunk, marks))
         self.graph_tab.failed.connect(self.show_error)
         self.prompts_tab = PromptsPanel(self.tasks, self.workspace, lambda: self.settings, self.interaction,
                                         self.ingestion)
@@ -391,9 +391,10 @@ class MainWindow(QMainWindow):
         self._show_idle()
         self.folder_sync.check()  # and look at the linked folders
 
-    def show_passage(self, chunk_id: int) -> None:
-        """Open the passage viewer on a chunk (for any view that points at a source)."""
-        self.chat_panel.open_reference({"chunk": int(chunk_id)})
+    def show_passage(self, chunk_id: int, marks: dict | None = None) -> None:
+        """Open the passage viewer on a chunk (for any view that points at a source); `marks` may name
+        the entities to mark ("names") and the sentence to highlight ("quote")."""
+        self.chat_panel.open_reference({"chunk": int(chunk_id), **(marks or {})})
 
     def find_in_tab(self) -> None:
         """Ctrl+F: the search box of the current tab (documents by name, entities, prompts)."""

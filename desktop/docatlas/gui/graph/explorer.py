@@ -45,7 +45,7 @@ PANEL_WIDTH = 300  # the details panel's first width, in pixels
 class GraphExplorer(ExplorerSelection, ExplorerReads, QWidget):
     """See, search, filter and fix the knowledge graph of one workspace."""
 
-    open_passage = Signal(int, int)  # document id, chunk id: the main window shows the passage
+    open_passage = Signal(int, int, object)  # document id, chunk id, {names, quote}: the main window shows it
     loaded = Signal()  # a (re)loaded graph is on the canvas
     sceneReady = Signal()  # a new scene (filters, colours, focus) is on the canvas
     communitiesReady = Signal()

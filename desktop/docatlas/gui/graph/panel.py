@@ -26,7 +26,7 @@ ROLE = Qt.ItemDataRole.UserRole
 class DetailsPanel(QWidget):
     """Shows one entity, one relation or a multiple selection; asks the explorer to act."""
 
-    open_passage = Signal(int, int)  # document id, chunk id
+    open_passage = Signal(int, int, object)  # document id, chunk id, {names, quote}: what to highlight
     neighbourActivated = Signal(str)  # entity key
     actionRequested = Signal(str)  # one of the action names above
 
@@ -78,7 +78,7 @@ class DetailsPanel(QWidget):
         for passage in passages:
             quotes = "".join(f"\n    \u201c{quote}\u201d" for quote in passage.quotes)
             item = QListWidgetItem(passage.label + quotes)
-            item.setData(ROLE, (passage.document_id, passage.chunk_id))
+            item.setData(ROLE, (passage.document_id, passage.chunk_id, passage.quotes[0] if passage.quotes else ""))
             item.setToolTip("Open this passage")
             self.passages.addItem(item)
         self.passages_label.setText(f"From {len(passages)} passage{'s' if len(passages) != 1 else ''}"
@@ -96,6 +96,7 @@ class DetailsPanel(QWidget):
 
     def show_entity(self, details: EntityDetails) -> None:
         """One entity."""
+        self._names = [details.name]
         self.title.setText(details.name)
         self.subtitle.setText(f"{details.type} · {details.mentions} mention{'s' if details.mentions != 1 else ''}")
         self.description.setPlainText(details.description or "(no description)")
@@ -113,6 +114,7 @@ class DetailsPanel(QWidget):
 
     def show_relation(self, details: RelationDetails) -> None:
         """One relation."""
+        self._names = [details.source_name, details.target_name]
         self.title.setText(f"{details.source_name} — {details.target_name}")
         self.subtitle.setText(f"{details.keywords or 'related'} · weight {details.weight:g}")
         self.description.setPlainText(details.description or "(no description)")
@@ -139,8 +141,9 @@ class DetailsPanel(QWidget):
             widget.hide()
 
     def _passage(self, item: QListWidgetItem) -> None:
-        document_id, chunk_id = item.data(ROLE)
-        self.open_passage.emit(int(document_id), int(chunk_id))
+        document_id, chunk_id, quote = item.data(ROLE)
+        self.open_passage.emit(int(document_id), int(chunk_id), {"names": list(getattr(self, "_names", [])),
+                                                                 "quote": quote})
 
     def _neighbour(self, item: QListWidgetItem) -> None:
         self.neighbourActivated.emit(str(item.data(ROLE)))

@@ -3,6 +3,7 @@ highlighted, the names it is about marked in another colour and stepped through.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl
@@ -89,7 +90,7 @@ class PassageViewer(QDialog):
         target = next(c for c in passage.chunks if c["id"] == passage.chunk_id)
         text, first = passage.stitched()
         span = self._span(reference, target, text, first)
-        self.page = reference.get("page") if reference.get("quote") else target["page_start"]
+        self.page = (reference.get("page") or target["page_start"]) if reference.get("quote") else target["page_start"]
         where = page_text(self.page, self.page if reference.get("quote") else target["page_end"])
         what = "the cited sentence highlighted" if reference.get("quote") else "the passage highlighted"
         self.where_label.setText(f"{passage.path}\nChunk {target['idx'] + 1} of {passage.total_chunks}"
@@ -110,6 +111,12 @@ class PassageViewer(QDialog):
         start, end = reference.get("start"), reference.get("end")
         if first >= 0 and isinstance(start, int) and isinstance(end, int) and first <= start <= end:
             return start - first, min(end - first, len(text))
+        quote = reference.get("quote")
+        if isinstance(quote, str) and quote.split() and first >= 0:  # a quote without its span (the graph's)
+            pattern = r"\s+".join(re.escape(word) for word in quote.split())  # its spaces were normalised
+            found = re.compile(pattern).search(text, max(target["char_start"] - first, 0))
+            if found:
+                return found.start(), found.end()
         if first >= 0:
             return target["char_start"] - first, target["char_end"] - first
         offset = text.find(target["text"])
