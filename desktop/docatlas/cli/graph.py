@@ -16,6 +16,7 @@ from docatlas.core.graph.suggest import accept, get_suggestion, reject, suggest_
 from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.llm.replay import ReplayLLM
 from docatlas.core.prompts import store as prompt_store
+from docatlas.core.storage import scan_pages
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.health import document_health
 
@@ -41,13 +42,16 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
     """Print what the workspace holds."""
     documents = []
     health = document_health(store)
-    for doc in store.documents():
+    rows = store.documents()
+    scans = scan_pages.summaries(store, [doc.id for doc in rows])
+    for doc in rows:
         counts = store.chunk_counts(doc.id)
         documents.append({
             "id": doc.id, "path": doc.path, "title": doc.title, "kind": doc.kind, "status": doc.status,
             "error": doc.error, "chunks": sum(counts.values()),
             "chunks_done": counts.get("done", 0) + counts.get("empty", 0),
             "health": health.get(doc.id),
+            "ocr": _ocr_report(store, doc.id) if doc.id in scans else None,
         })
     report = {"workspace": str(store.path.parent), **store.counts(), "documents": documents}
     if args.json:
@@ -59,9 +63,18 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
         print(line + (f"\n        {clean(d['error'])}" if d["error"] else ""))
         if health_line := document_health_line(d["health"]):
             print(f"        {clean(health_line)}")
+        if d["id"] in scans:
+            print(f"        {scans[d['id']].sentence()}")
     print(f"{report['entities']} entities, {report['relations']} relations, "
           f"{report['chunks_pending']} chunks pending, {report['chunks_failed']} failed.")
     return 0
+
+
+def _ocr_report(store: Store, document_id: int) -> dict:
+    """OCR's confidence per page of one document, and their mean."""
+    pages = scan_pages.pages(store, document_id)
+    return {"confidence": round(sum(c for _, c in pages) / len(pages), 4),
+            "pages": [{"page": page, "confidence": confidence} for page, confidence in pages]}
 
 
 def cmd_suggestions(args: argparse.Namespace, store: Store, settings: Settings) -> int:

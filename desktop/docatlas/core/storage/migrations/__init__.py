@@ -12,6 +12,7 @@ from docatlas.core.storage.migrations import (
     m006_extraction_health,
     m007_pending_rederive,
     m008_document_path_bytes,
+    m012_scan_pages,
 )
 
 MIGRATIONS: list[str] = [
@@ -23,5 +24,6 @@ MIGRATIONS: list[str] = [
     m006_extraction_health.SQL,
     m007_pending_rederive.SQL,
     m008_document_path_bytes.SQL,
+    m012_scan_pages.SQL,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
