@@ -14,6 +14,8 @@ from pathlib import Path
 
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.health import HealthMark, health_marks
+from docatlas.core.storage.scan_pages import ScanSummary
+from docatlas.core.storage.scan_pages import summaries as scan_summaries
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class DocumentSummary:
     chunks_pending: int
     entities: int
     health: HealthMark | None = None  # extraction health of its finished chunks
+    ocr: ScanSummary | None = None  # OCR's pages and confidence, for a scanned document
 
     @property
     def name(self) -> str:
@@ -67,10 +70,11 @@ def _marks(values: Sequence) -> str:
 def _summaries(store: Store, where: str, params: Sequence, entities: dict[int, int]) -> list[DocumentSummary]:
     rows = store.query(_SUMMARY.format(where=where), params)
     marks = health_marks(store, [r["id"] for r in rows] if where else None)
+    scans = scan_summaries(store, [r["id"] for r in rows])
     return [
         DocumentSummary(r["id"], r["path"], r["title"], r["kind"], r["size"] or 0, r["status"], r["error"] or "",
                         r["chunks"], r["done"], r["failed"], r["pending"], entities.get(r["id"], 0),
-                        marks.get(r["id"]))
+                        marks.get(r["id"]), scans.get(r["id"]))
         for r in rows
     ]
 
