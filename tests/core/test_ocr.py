@@ -6,7 +6,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from docatlas.core.base.errors import Cancelled, DocumentError
 from docatlas.core.ingest import scans
 from docatlas.core.ingest.loaders import discover, load_document, load_steps

@@ -190,3 +190,17 @@ def test_entry_gives_child_processes_their_environment_back(monkeypatch, tmp_pat
         assert str(tmp_path) in QCoreApplication.libraryPaths()  # Qt still finds the bundled plugins
     finally:
         QCoreApplication.removeLibraryPath(str(tmp_path))
+
+
+def test_ocr_models_go_where_the_engine_reads_them(bundle):
+    """rapidocr_onnxruntime reads config.yaml and models/*.onnx beside its own modules: the bundle
+    keeps them at the same place under the package's folder, and PIL is no longer excluded."""
+    import rapidocr_onnxruntime
+
+    package = Path(rapidocr_onnxruntime.__file__).resolve().parent
+    where = destinations(bundle)
+    models = sorted(package.glob("models/*.onnx"))
+    assert models and all(where[str(m)] == "rapidocr_onnxruntime/models" for m in models)
+    assert where[str(package / "config.yaml")] == "rapidocr_onnxruntime"
+    assert "rapidocr_onnxruntime" in bundle.hidden_imports()
+    assert "PIL" not in bundle.EXCLUDES
