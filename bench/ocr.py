@@ -95,7 +95,8 @@ def main() -> None:
     print(f"engine {ocr.ENGINE}; {os.cpu_count()} CPU cores; pages {args.pages} of {args.lines} lines "
           f"({sum(len(' '.join(t)) for t in truth):,} characters), US Letter at {args.dpi} dpi, "
           f"{args.font_px} px type ({args.font_px * 72 / args.dpi:.1f} pt)")
-    print(f"model load + first call: {load_s:.2f} s")
+    print(f"model load + first call: {load_s:.2f} s; load average while reading "
+          f"{os.getloadavg()[0]:.1f} (other processes share the cores: pages/s falls with it)")
     print(f"read {len(document.pages)} pages in {seconds:.1f} s: {len(document.pages) / seconds:.2f} pages/s "
           f"({seconds / len(document.pages):.2f} s a page, pdfium render included)")
     exact, letters = [], []
