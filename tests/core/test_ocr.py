@@ -126,3 +126,16 @@ def test_assemble_orders_lines_and_weights_confidence() -> None:
     read = assemble([[box(200, 10), "world", 0.5], [box(10, 12), "hello", 1.0], [box(10, 60), "next", 1.0]])
     assert read.text == "hello world\nnext"
     assert read.confidence == pytest.approx((5 * 0.5 + 5 + 4) / 14, abs=1e-4)
+
+
+def test_loading_the_engine_leaves_qts_environment_alone(monkeypatch) -> None:
+    """opencv-python sets QT_QPA_PLATFORM_PLUGIN_PATH to its own Qt 5 plugins when imported."""
+    import subprocess
+    import sys
+
+    script = ("import os\nfrom docatlas.core.ingest import ocr\nocr._get_engine()\n"
+              "import cv2\nprint(os.environ.get('QT_QPA_PLATFORM_PLUGIN_PATH'), os.environ.get('QT_QPA_FONTDIR'))")
+    monkeypatch.delenv("QT_QPA_PLATFORM_PLUGIN_PATH", raising=False)
+    monkeypatch.delenv("QT_QPA_FONTDIR", raising=False)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["None", "None"]

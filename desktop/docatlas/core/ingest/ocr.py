@@ -11,6 +11,7 @@ confidence (the recogniser's score averaged over the characters it read).
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ ENGINE = "rapidocr-onnxruntime"
 # and a 20,000 px scan would only cost memory.
 MAX_SIDE = 4000
 
+_CV2_SETS = ("QT_QPA_PLATFORM_PLUGIN_PATH", "QT_QPA_FONTDIR")  # opencv-python sets them on import
 _lock = threading.Lock()
 _engine: Any = None
 
@@ -46,15 +48,28 @@ def available() -> bool:
 def _get_engine() -> Any:
     global _engine
     if _engine is None:
+        saved = {name: os.environ.get(name) for name in _CV2_SETS}
         try:
             from rapidocr_onnxruntime import RapidOCR
         except Exception as exc:  # a broken install: say so once, in a sentence
             raise DocumentError("The OCR engine (rapidocr-onnxruntime) could not be loaded; reinstall "
                                 "DocAtlas to read scanned pages and images.") from exc
+        finally:
+            _restore(saved)
         # No per-line 180-degree classifier: on upright pages it turns some good lines upside
         # down and they are lost (bench/ocr.py: 3 of 12 lines dropped with it, none without).
         _engine = RapidOCR(use_cls=False)
     return _engine
+
+
+def _restore(saved: dict[str, str | None]) -> None:
+    """Put back what importing OpenCV changed in the environment: opencv-python points Qt at its
+    own Qt 5 plugins, which the window's child processes would inherit."""
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def recognize(image: Any) -> OcrText:
