@@ -83,7 +83,7 @@ def main() -> None:
         ocr.recognize(render_page(["warm up"], size=(400, 100), top=20))  # loads the models once
         load_s = time.perf_counter() - started
         steps, times = load_steps(path), []
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         while True:
             try:
                 next(steps)
@@ -91,14 +91,15 @@ def main() -> None:
             except StopIteration as done:
                 document = done.value
                 break
-    seconds = times[-1]
+    seconds, cpu = times[-1], time.process_time() - cpu_started
     print(f"engine {ocr.ENGINE}; {os.cpu_count()} CPU cores; pages {args.pages} of {args.lines} lines "
           f"({sum(len(' '.join(t)) for t in truth):,} characters), US Letter at {args.dpi} dpi, "
           f"{args.font_px} px type ({args.font_px * 72 / args.dpi:.1f} pt)")
     print(f"model load + first call: {load_s:.2f} s; load average while reading "
           f"{os.getloadavg()[0]:.1f} (other processes share the cores: pages/s falls with it)")
     print(f"read {len(document.pages)} pages in {seconds:.1f} s: {len(document.pages) / seconds:.2f} pages/s "
-          f"({seconds / len(document.pages):.2f} s a page, pdfium render included)")
+          f"({seconds / len(document.pages):.2f} s a page, pdfium render included); CPU time "
+          f"{cpu / len(document.pages):.1f} s a page (all threads; less affected by other processes)")
     exact, letters = [], []
     for page, lines in zip(document.pages, truth, strict=False):
         want = " ".join(" ".join(lines).split())
