@@ -159,7 +159,10 @@ def metadata_distributions() -> list[str]:
 
 def hidden_imports() -> list[str]:
     """Modules PyInstaller cannot see imported (the tiktoken plugins are found by scanning)."""
-    return [*TIKTOKEN_PLUGINS, OCR_PACKAGE]
+    # docatlas.cli imports each command's module by name (importlib), after the lock check
+    commands = [f"docatlas.cli.{path.stem}" for path in sorted((PACKAGE / "cli").glob("*.py"))
+                if not path.stem.startswith("__")]
+    return [*TIKTOKEN_PLUGINS, OCR_PACKAGE, *commands]
 
 
 def icon_file(platform: str = sys.platform) -> str | None:

@@ -204,3 +204,14 @@ def test_ocr_models_go_where_the_engine_reads_them(bundle):
     assert where[str(package / "config.yaml")] == "rapidocr_onnxruntime"
     assert "rapidocr_onnxruntime" in bundle.hidden_imports()
     assert "PIL" not in bundle.EXCLUDES
+
+
+def test_every_command_module_is_a_hidden_import(bundle):
+    """docatlas.cli loads a command's module with importlib: PyInstaller cannot see that import."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "desktop"))
+    from docatlas.cli import COMMANDS
+
+    hidden = bundle.hidden_imports()
+    assert {f"docatlas.cli.{module}" for module, _ in COMMANDS.values()} <= set(hidden)
