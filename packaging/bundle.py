@@ -39,6 +39,8 @@ TIKTOKEN_DATA = "cl100k_base.tiktoken"
 # from its own package folder; PyInstaller has no hook for it, so they are data files here.
 OCR_PACKAGE = "rapidocr_onnxruntime"
 OCR_DATA_SUFFIXES = (".yaml", ".onnx", ".txt")
+# Libraries loaded with ctypes (no binary links them, so ldd never names them): never pruned.
+CTYPES_LIBRARIES = ("libpdfium",)
 
 # Qt modules DocAtlas never imports, and other heavy packages nothing at run time needs: kept
 # out so the bundle stays small (PyInstaller's hooks would otherwise follow optional imports).
@@ -199,7 +201,8 @@ def prune_libraries(binaries: list, needed_by) -> list:
     libraries a binary loads, directly or not (ldd). Extensions, plugins and libpython stay."""
     def library(entry) -> bool:
         parts = entry[0].replace("\\", "/").split("/")
-        return entry[2] == "BINARY" and "plugins" not in parts and not parts[-1].startswith("libpython")
+        return (entry[2] == "BINARY" and "plugins" not in parts and not parts[-1].startswith("libpython")
+                and not parts[-1].startswith(CTYPES_LIBRARIES))
 
     needed: set[str] = set()
     for entry in binaries:

@@ -215,3 +215,11 @@ def test_every_command_module_is_a_hidden_import(bundle):
 
     hidden = bundle.hidden_imports()
     assert {f"docatlas.cli.{module}" for module, _ in COMMANDS.values()} <= set(hidden)
+
+
+def test_pdfium_survives_pruning_though_only_ctypes_loads_it(bundle):
+    """pypdfium2 opens libpdfium.so with ctypes: no kept binary links it, yet OCR renders with it."""
+    binaries = [("pypdfium2_raw/libpdfium.so", "/src/libpdfium.so", "BINARY"),
+                ("libunused.so.1", "/src/libunused.so.1", "BINARY")]
+    kept = bundle.prune_libraries(binaries, lambda source: set())
+    assert [entry[0] for entry in kept] == ["pypdfium2_raw/libpdfium.so"]
