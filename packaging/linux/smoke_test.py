@@ -11,6 +11,8 @@ Checks, in order, and stops at the first failure (exit 1):
      unpacked from the .tar.gz;
   4. `docatlas ingest` of three small documents against a scripted Ollama on 127.0.0.1: the frozen
      app tokenises with the bundled cl100k_base file and reads the bundled prompts;
+  4b. `docatlas ingest` of a scanned page (known text rendered with Pillow, as an image-only PDF):
+     the frozen app OCRs it with the bundled models, offline, and the graph has the names on it;
   5. a first start of the window, offscreen, in an empty home: it paints, creates its data, config
      and log folders private (0700), and closes by itself (DOCATLAS_QUIT_AFTER_MS);
   6. the same in a real X server (Xvfb), with a screenshot;
@@ -233,6 +235,43 @@ def check_ingest(exe: Path, work: Path) -> None:
         server.stop()
 
 
+def check_ocr(exe: Path, work: Path) -> None:
+    """The frozen app OCRs a scanned page with its bundled models, connecting only to Ollama."""
+    step("docatlas ingest of a scanned PDF page (bundled OCR models, offline)")
+    import json
+
+    from fixtures.make_scans import make_scan_pdf
+    from fixtures.ollama_fixture import default_models
+    from fixtures.ollama_server import FakeOllama
+    from fixtures.scripted_model import scripted_responder
+
+    scan = make_scan_pdf(work / "scan.pdf", [["Meridian Shipping signed the contract with Harbor Authority."]])
+    server = FakeOllama(default_models())
+    server.responder = scripted_responder
+    server.start()
+    trace = work / "ocr.strace"
+    try:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work / "home"), "LANG": "C.UTF-8",
+               "OLLAMA_HOST": server.host}
+        data = ["--data-dir", str(work / "ws-ocr")]
+        result = subprocess.run([*strace_wrapper(trace), str(exe), *data, "ingest", str(scan), "--model",
+                                 "qwen2.5:7b"], env=env, capture_output=True, text=True, timeout=300)
+        check(result.returncode == 0, f"ingest of a scan failed (exit {result.returncode}): "
+                                      f"{result.stdout}{result.stderr}")
+        status = subprocess.run([str(exe), *data, "status", "--json"], env=env, capture_output=True, text=True,
+                                timeout=60)
+        (document,) = json.loads(status.stdout)["documents"]
+        check(bool(document["ocr"]) and document["ocr"]["confidence"] > 0.8, f"no OCR confidence: {document}")
+        graph = subprocess.run([str(exe), *data, "export", "--format", "json", "-"], env=env, capture_output=True,
+                               text=True, timeout=60)
+        names = {e["name"] for e in json.loads(graph.stdout)["entities"]}
+        check({"Meridian Shipping", "Harbor Authority"} <= names, f"OCR'd names missing from the graph: {names}")
+        print(f"OCR: 1 page, confidence {document['ocr']['confidence']:.2f}; entities {sorted(names)}")
+        check_connections(trace, server.port, "OCR ingest", expect=True)
+    finally:
+        server.stop()
+
+
 def check_window(exe: Path, platform: str, work: Path, display: str | None = None,
                  screenshot: tuple[Path, Path] | None = None) -> cold_start.Run:
     """A first start of the window in an empty home; it must paint, make private folders and close by itself."""
@@ -305,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         check_version(exe)
         check_tarball(work)
         check_ingest(exe, work)
+        check_ocr(exe, work)
         offscreen = check_window(exe, "offscreen", work)
         xvfb = None
         if shutil.which("Xvfb"):

@@ -231,9 +231,9 @@ def test_empty_files(tmp_path: Path, name: str, content: bytes) -> None:
 
 
 def test_unknown_type(tmp_path: Path) -> None:
-    path = tmp_path / "photo.jpg"
-    path.write_bytes(b"\xff\xd8\xff")
-    message = expect_error(path, ".jpg")
+    path = tmp_path / "photo.bmp"
+    path.write_bytes(b"BM")
+    message = expect_error(path, ".bmp")
     assert ".txt" in message and ".pdf" in message and ".docx" in message
 
 
@@ -264,7 +264,7 @@ def test_discover(tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     (folder / "sub").mkdir(parents=True)
     (folder / ".hidden").mkdir()
-    for name in ("b.txt", "a.MD", "image.png", ".secret.txt", "sub/c.pdf", "sub/d.docx",
+    for name in ("b.txt", "a.MD", "image.bmp", ".secret.txt", "sub/c.pdf", "sub/d.docx",
                  ".hidden/e.txt", "sub/page.htm"):
         (folder / name).write_text("x", encoding="utf-8")
     loose = tmp_path / "loose.html"
@@ -285,4 +285,5 @@ def test_discover(tmp_path: Path) -> None:
 
 def test_supported_suffixes() -> None:
     assert SUPPORTED_SUFFIXES >= {".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx",
-                                  ".eml", ".mbox", ".msg", ".pptx", ".xlsx", ".csv", ".epub", ".odt", ".rtf"}
+                                  ".eml", ".mbox", ".msg", ".pptx", ".xlsx", ".csv", ".epub", ".odt", ".rtf",
+                                  ".png", ".jpg", ".jpeg", ".tif", ".tiff"}

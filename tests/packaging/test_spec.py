@@ -190,3 +190,36 @@ def test_entry_gives_child_processes_their_environment_back(monkeypatch, tmp_pat
         assert str(tmp_path) in QCoreApplication.libraryPaths()  # Qt still finds the bundled plugins
     finally:
         QCoreApplication.removeLibraryPath(str(tmp_path))
+
+
+def test_ocr_models_go_where_the_engine_reads_them(bundle):
+    """rapidocr_onnxruntime reads config.yaml and models/*.onnx beside its own modules: the bundle
+    keeps them at the same place under the package's folder, and PIL is no longer excluded."""
+    import rapidocr_onnxruntime
+
+    package = Path(rapidocr_onnxruntime.__file__).resolve().parent
+    where = destinations(bundle)
+    models = sorted(package.glob("models/*.onnx"))
+    assert models and all(where[str(m)] == "rapidocr_onnxruntime/models" for m in models)
+    assert where[str(package / "config.yaml")] == "rapidocr_onnxruntime"
+    assert "rapidocr_onnxruntime" in bundle.hidden_imports()
+    assert "PIL" not in bundle.EXCLUDES
+
+
+def test_every_command_module_is_a_hidden_import(bundle):
+    """docatlas.cli loads a command's module with importlib: PyInstaller cannot see that import."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "desktop"))
+    from docatlas.cli import COMMANDS
+
+    hidden = bundle.hidden_imports()
+    assert {f"docatlas.cli.{module}" for module, _ in COMMANDS.values()} <= set(hidden)
+
+
+def test_pdfium_survives_pruning_though_only_ctypes_loads_it(bundle):
+    """pypdfium2 opens libpdfium.so with ctypes: no kept binary links it, yet OCR renders with it."""
+    binaries = [("pypdfium2_raw/libpdfium.so", "/src/libpdfium.so", "BINARY"),
+                ("libunused.so.1", "/src/libunused.so.1", "BINARY")]
+    kept = bundle.prune_libraries(binaries, lambda source: set())
+    assert [entry[0] for entry in kept] == ["pypdfium2_raw/libpdfium.so"]

@@ -17,6 +17,7 @@ from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.llm.replay import ReplayLLM
 from docatlas.core.prompts import store as prompt_store
 from docatlas.core.storage import metadata as stored_metadata
+from docatlas.core.storage import scan_pages
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.health import document_health
 
@@ -44,7 +45,9 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
     health = document_health(store)
     meta = stored_metadata.all_metadata(store)
     wanted = metadata_filter(store, args.where) if getattr(args, "where", None) else None
-    for doc in store.documents():
+    rows = store.documents()
+    scans = scan_pages.summaries(store, [doc.id for doc in rows])
+    for doc in rows:
         if wanted is not None and doc.id not in wanted:
             continue
         counts = store.chunk_counts(doc.id)
@@ -54,6 +57,7 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
             "chunks_done": counts.get("done", 0) + counts.get("empty", 0),
             "health": health.get(doc.id), "metadata": meta.get(doc.id, {}),
             "part_of": stored_metadata.parent_of(store, doc.id),
+            "ocr": _ocr_report(store, doc.id) if doc.id in scans else None,
         })
     report = {"workspace": str(store.path.parent), **store.counts(), "documents": documents}
     if args.json:
@@ -67,6 +71,8 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
             print(f"        {clean(health_line)}")
         if d["metadata"]:
             print("        " + clean(" · ".join(f"{k}: {v}" for k, v in d["metadata"].items())))
+        if d["id"] in scans:
+            print(f"        {scans[d['id']].sentence()}")
     print(f"{report['entities']} entities, {report['relations']} relations, "
           f"{report['chunks_pending']} chunks pending, {report['chunks_failed']} failed.")
     return 0
@@ -76,6 +82,13 @@ def metadata_filter(store: Store, where: str) -> set[int]:
     """The documents `--where KEY=TEXT` (or `--where TEXT`, any key) selects."""
     key, _, text = where.partition("=") if "=" in where else ("", "", where)
     return set(stored_metadata.documents_matching(store, key.strip().lower() or None, text.strip()))
+
+
+def _ocr_report(store: Store, document_id: int) -> dict:
+    """OCR's confidence per page of one document, and their mean."""
+    pages = scan_pages.pages(store, document_id)
+    return {"confidence": round(sum(c for _, c in pages) / len(pages), 4),
+            "pages": [{"page": page, "confidence": confidence} for page, confidence in pages]}
 
 
 def cmd_suggestions(args: argparse.Namespace, store: Store, settings: Settings) -> int:

@@ -64,6 +64,8 @@ class ProgressLine:
         eta = f" ETA {_duration(p.eta)}" if p.eta else ""
         words = (f" {p.stage:<7} docs {p.documents_done}/{p.documents_total} chunks {done}/{p.chunks_total}"
                  f" calls {p.calls}{eta}")
+        if p.stage == "load" and p.step_total:  # a scan being OCR'd, page by page
+            words += f" OCR page {p.step_done}/{p.step_total}"
         room = min(30, width - len(words) - 2)
         if room < 5:
             return words.strip()[:width]

@@ -64,6 +64,8 @@ def describe_step(item: Progress) -> tuple[str, int, int, float | None]:
         return ("Embedding for search: " + item.message, item.step_done, item.step_total, None)
     if item.stage == "communities":
         return ("Summarising topics: " + item.message, item.step_done, item.step_total, None)
+    if item.stage == "load" and item.step_total:  # a scan, OCR'd page by page
+        return (item.message, item.step_done, item.step_total, None)
     if item.stage == "load":
         name = f" {item.document}" if item.document else ""
         return (f"Reading documents{name}", item.documents_done, item.documents_total, None)

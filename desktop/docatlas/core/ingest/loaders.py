@@ -1,7 +1,8 @@
-"""Document loaders: turn .txt, .md, .html, .pdf, .docx and the `formats` files into text pages.
+"""Document loaders: turn .txt, .md, .html, .pdf, .docx, image files and the `formats` files into text pages.
 
 Plain text is read as a stream (`open_document` -> `TextStream`), never whole; HTML pages
-up to `MAX_HTML_BYTES`; PDF and Word in `office` (archives checked by `archive_guard`).
+up to `MAX_HTML_BYTES`; PDF and Word in `office` (archives checked by `archive_guard`); scanned PDF pages and
+images (.png, .jpg, .tif) by OCR in `scans` (`load_steps` reports each page and can stop).
 
 Every failure a user can cause (wrong type, encrypted, scanned, empty, damaged) is raised as
 a `DocumentError` whose message is one sentence naming the file and saying what to do.
@@ -12,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import re
 import tempfile
-from collections.abc import Iterable, Iterator
+import threading
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -24,22 +26,27 @@ from docatlas.core.ingest.discovery import discover as _discover
 from docatlas.core.ingest.formats import FORMAT_LOADERS, FORMATS_TEXT, office_metadata, safe_file_name
 from docatlas.core.ingest.loaded import Loaded, Part
 from docatlas.core.ingest.office import load_docx, load_pdf
+from docatlas.core.ingest.scans import image_pages
 
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(
     {".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"}
-) | frozenset(FORMAT_LOADERS)
+) | frozenset(FORMAT_LOADERS) | {".png", ".jpg", ".jpeg", ".tif", ".tiff"}
 _KINDS = {".txt": "txt", ".md": "md", ".markdown": "md", ".html": "html", ".htm": "html",
           ".pdf": "pdf", ".docx": "docx"} | {suffix: suffix[1:] for suffix in FORMAT_LOADERS}
-_SUPPORTED_TEXT = ".txt, .md, .html, .pdf, .docx, " + FORMATS_TEXT
+_KINDS.update({".png": "image", ".jpg": "image", ".jpeg": "image", ".tif": "image", ".tiff": "image"})
+_SUPPORTED_TEXT = ".txt, .md, .html, .pdf, .docx, .png, .jpg, .tif, " + FORMATS_TEXT
 MAX_HTML_BYTES = 64 << 20  # an HTML page is parsed whole; plain text is read as a stream
 
 
 @dataclass(frozen=True)
 class Page:
-    """A run of text; `number` is the 1-based PDF page, None for non-paged documents."""
+    """A run of text; `number` is the 1-based PDF page, None for non-paged documents.
+
+    `confidence` is OCR's (0..1) when some of the page's text was read by OCR, else None."""
 
     number: int | None
     text: str
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,25 @@ def open_document(path: Path) -> Document | TextStream:
 
 def load_document(path: Path) -> Document:
     """Read one supported file whole into a `Document`; raise `DocumentError` if it cannot be used."""
+    steps = load_steps(path)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as finished:
+            return finished.value
+
+
+def open_steps(path: Path, cancel: threading.Event | None = None) -> Generator[
+        tuple[int, int], None, Document | TextStream]:
+    """`open_document`, yielding (pages done, total) while scanned pages are OCR'd; `Cancelled` on a stop."""
+    path = Path(path)
+    if _checked_kind(path) in ("txt", "md"):
+        return open_document(path)
+    return (yield from load_steps(path, cancel))
+
+
+def load_steps(path: Path, cancel: threading.Event | None = None) -> Generator[tuple[int, int], None, Document]:
+    """`load_document`, yielding (pages done, total) after each page of a PDF or image."""
     path = Path(path)
     kind = _checked_kind(path)
     extra: dict[str, str] = {}
@@ -123,10 +149,16 @@ def load_document(path: Path) -> Document:
             title, pages = stream.title, [Page(None, "".join(stream.blocks()))]
         elif kind == "html":
             title, pages = _load_html(path)
-        elif kind in ("pdf", "docx"):
-            title, numbered = load_pdf(path) if kind == "pdf" else load_docx(path)
-            pages = [Page(number, text) for number, text in numbered]
-            extra = office_metadata(path, kind)
+        elif kind in ("pdf", "docx", "image"):
+            if kind == "pdf":
+                title, numbered = yield from load_pdf(path, cancel)
+            elif kind == "image":
+                title, numbered = "", (yield from image_pages(path, cancel))
+            else:
+                title, numbered = load_docx(path)
+            pages = [Page(*item) for item in numbered]
+            if kind != "image":
+                extra = office_metadata(path, kind)
         else:
             return _from_loaded(path, kind, content_hash, FORMAT_LOADERS[path.suffix.lower()](path))
     except OSError as exc:

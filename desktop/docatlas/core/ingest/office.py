@@ -1,4 +1,4 @@
-"""PDF and Word documents to text by page: (page number or None, text) pairs and a title.
+"""PDF and Word documents to text by page: (page number or None, text, OCR confidence) and a title.
 
 Every failure a user can cause (encrypted, scanned, damaged, a zip bomb) is raised as a
 `DocumentError` naming the file in one sentence; `docatlas.core.ingest.loaders` wraps the
@@ -7,18 +7,35 @@ pairs into pages.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Generator
 from pathlib import Path
 
 from docatlas.core.base.errors import DocumentError
 from docatlas.core.base.paths import shown_name
 from docatlas.core.ingest.archive_guard import check_archive
+from docatlas.core.ingest.scans import PageText, pdf_pages
 from docatlas.core.ingest.sheets import table_text
 
 # --- PDF --------------------------------------------------------------------------------
 
 
-def load_pdf(path: Path) -> tuple[str, list[tuple[int | None, str]]]:
-    """The title and the text of each page that has some; `DocumentError` if unusable."""
+def load_pdf(path: Path, cancel: threading.Event | None = None) -> Generator[
+        tuple[int, int], None, tuple[str, list[PageText]]]:
+    """Yield (pages done, total) while reading; return the title and each page with text.
+
+    A page without a text layer, or mostly images, is OCR'd (`scans.pdf_pages`)."""
+    title, texts = _pdf_text_layer(path)
+    pages = yield from pdf_pages(path, texts, cancel)
+    pages = [page for page in pages if page[1].strip()]
+    if not pages:
+        raise DocumentError(f"{shown_name(path)} looks scanned but OCR found no text on its pages; scan "
+                            "it again more sharply (300 dpi) and add it again.")
+    return title, pages
+
+
+def _pdf_text_layer(path: Path) -> tuple[str, list[str]]:
+    """The title and every page's text layer ("" for a page without one)."""
     from pypdf import PdfReader
     from pypdf.errors import DependencyError
 
@@ -41,23 +58,20 @@ def load_pdf(path: Path) -> tuple[str, list[tuple[int | None, str]]]:
         raise
     except Exception as exc:  # pypdf raises many types on malformed input
         raise damaged from exc
-    pages: list[tuple[int | None, str]] = []
+    texts: list[str] = []
     for number in range(1, count + 1):
         try:
             text = reader.pages[number - 1].extract_text() or ""
         except Exception:  # pypdf raises many types; one unreadable page must not lose the others
             text = ""
-        text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
-        if text:
-            pages.append((number, text))
-    if not pages:
-        raise DocumentError(f"{name} has no extractable text and looks scanned (images only); "
-                            "run OCR on it first and add the result.")
+        texts.append(text.replace("\r\n", "\n").replace("\r", "\n").strip())
+    if not count:
+        raise DocumentError(f"{name} has no pages; add a PDF that contains text.")
     try:
         title = (reader.metadata.title if reader.metadata else None) or ""
     except Exception:  # broken metadata is no reason to refuse the text
         title = ""
-    return title, pages
+    return title, texts
 
 
 # --- DOCX -------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from pathlib import Path
@@ -32,7 +32,7 @@ from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.ingest.chunking import iter_chunks, page_starts
 from docatlas.core.ingest.extract import ChunkExtraction, extract_chunk
 from docatlas.core.ingest.findings import accepted_keys, record_findings
-from docatlas.core.ingest.loaders import Document, DocumentError, TextStream, discover, file_hash, open_document
+from docatlas.core.ingest.loaders import Document, DocumentError, TextStream, discover, file_hash, open_steps
 from docatlas.core.jobs.auto_profile import AUTO, choose_profile, resolved_settings
 from docatlas.core.jobs.parts import chunker, drop_parts, store_parts
 from docatlas.core.jobs.run_health import finish_run_health
@@ -41,7 +41,7 @@ from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.store import extraction_profile, merge_template
 from docatlas.core.retrieval.communities import refresh_communities
 from docatlas.core.retrieval.embed import embed_pending
-from docatlas.core.storage import healing, sources
+from docatlas.core.storage import healing, scan_pages, sources
 from docatlas.core.storage import health as stored_health
 from docatlas.core.storage.database import ChunkRow, NewChunk, Store
 from docatlas.core.storage.lock import writes_workspace
@@ -107,9 +107,20 @@ def index(
         if cancel.is_set():
             yield tick(stage="cancelled", message="Stopped; run again to continue.")
             return
-        outcome, keys = _add_file(store, path, settings, failures, warnings)
+        adding = _add_file(store, path, settings, failures, warnings, cancel)
+        while True:  # the pages of a scan, OCR'd one by one
+            try:
+                page, pages = next(adding)
+            except StopIteration as added:
+                outcome, keys = added.value
+                break
+            yield tick(step_done=page, step_total=pages, message=f"OCR {shown_name(path)}: page {page} of {pages}")
         touched |= keys
-        yield tick(documents_done=number, document=shown_name(path), document_path=shown_path(path.resolve()),
+        if outcome == "cancelled":
+            yield tick(stage="cancelled", step_done=0, step_total=0, message="Stopped; run again to continue.")
+            return
+        yield tick(documents_done=number, step_done=0, step_total=0, document=shown_name(path),
+                   document_path=shown_path(path.resolve()),
                    failures=tuple(failures), warnings=tuple(warnings),
                    documents_failed=len(failures),
                    documents_skipped=state.documents_skipped + (outcome == "unchanged"))
@@ -179,12 +190,13 @@ def remove_document(store: Store, document_id: int, summarize: Summarizer | None
     return touched
 
 
-def _add_file(store: Store, path: Path, settings: Settings, failures: list,
-              warnings: list[str]) -> tuple[str, set[str]]:
+def _add_file(store: Store, path: Path, settings: Settings, failures: list, warnings: list[str],
+              cancel: threading.Event | None = None) -> Generator[tuple[int, int], None, tuple[str, set[str]]]:
     """Store one file's chunks (or its failure); add a warning for a very large or patched file.
 
-    Returns the outcome ("added", "unchanged" or "failed") and the entity keys that the
-    file's previous version supported, which the graph must re-derive.
+    Yields (page, pages) while a scan is OCR'd. Returns the outcome ("added", "unchanged",
+    "failed" or "cancelled": nothing of the file stored) and the entity keys that the file's
+    previous version supported, which the graph must re-derive.
     """
     name = shown_name(path)
     try:
@@ -196,14 +208,16 @@ def _add_file(store: Store, path: Path, settings: Settings, failures: list,
         failures.append((shown_path(path), f"{name} could not be read ({reason}); "
                                            "check that it exists and that you may read it."))
         return "failed", set()
-    outcome, touched = _store_file(store, path, resolved, digest, size, settings, failures, warnings)
+    outcome, touched = yield from _store_file(store, path, resolved, digest, size, settings, failures, warnings,
+                                              cancel)
     sources.put_stamps(store, {resolved: (status.st_mtime_ns, status.st_size)})  # what a sync compares
     return outcome, touched
 
 
 def _store_file(store: Store, path: Path, resolved: str, digest: str, size: int, settings: Settings,
-                failures: list, warnings: list[str]) -> tuple[str, set[str]]:
-    """Store a read file's chunks, unless it is unchanged; see `_add_file`."""
+                failures: list, warnings: list[str], cancel: threading.Event | None = None,
+                ) -> Generator[tuple[int, int], None, tuple[str, set[str]]]:
+    """Store a read file's chunks, unless it is unchanged (yielding OCR's pages); see `_add_file`."""
     name = shown_name(path)
     existing = store.document_by_path(resolved)
     if existing is not None and existing.content_hash == digest:
@@ -220,7 +234,7 @@ def _store_file(store: Store, path: Path, resolved: str, digest: str, size: int,
             yield NewChunk(c.text, c.tokens, c.page_start, c.page_end, c.start, c.end, c.lead)
 
     try:
-        document = open_document(path)
+        document = yield from open_steps(path, cancel)
         # Read, cut and stored as a stream in one transaction: a read error keeps the old version.
         doc_id, touched = store.put_document(path=resolved, title=document.title, kind=document.kind,
                                              content_hash=digest, size=size, chunks=counted(),
@@ -230,6 +244,11 @@ def _store_file(store: Store, path: Path, resolved: str, digest: str, size: int,
             warnings.extend(w for w in document.warnings if w not in warnings)
             touched |= store_parts(store, doc_id, resolved, document, chunker(
                 settings.chunking.chunk_tokens, settings.chunking.overlap_tokens), failures, warnings)
+        if not isinstance(document, TextStream):
+            scan_pages.put(store, doc_id, [(p.number, p.confidence) for p in document.pages
+                                           if p.confidence is not None])
+    except Cancelled:
+        return "cancelled", set()
     except DocumentError as exc:
         failures.append((shown_path(resolved), exc.message))
         dropped = store.put_failed_document(

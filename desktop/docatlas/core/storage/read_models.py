@@ -15,6 +15,8 @@ from pathlib import Path
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.health import HealthMark, health_marks
 from docatlas.core.storage.metadata import all_metadata, metadata_of
+from docatlas.core.storage.scan_pages import ScanSummary
+from docatlas.core.storage.scan_pages import summaries as scan_summaries
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class DocumentSummary:
     entities: int
     health: HealthMark | None = None  # extraction health of its finished chunks
     metadata: tuple[tuple[str, str], ...] = ()  # author, title, dates, mail headers (sorted by key)
+    ocr: ScanSummary | None = None  # OCR's pages and confidence, for a scanned document
 
     @property
     def name(self) -> str:
@@ -70,10 +73,12 @@ def _summaries(store: Store, where: str, params: Sequence, entities: dict[int, i
     rows = store.query(_SUMMARY.format(where=where), params)
     marks = health_marks(store, [r["id"] for r in rows] if where else None)
     meta = metadata_of(store, [r["id"] for r in rows]) if where else all_metadata(store)
+    scans = scan_summaries(store, [r["id"] for r in rows])
     return [
         DocumentSummary(r["id"], r["path"], r["title"], r["kind"], r["size"] or 0, r["status"], r["error"] or "",
                         r["chunks"], r["done"], r["failed"], r["pending"], entities.get(r["id"], 0),
-                        marks.get(r["id"]), tuple(sorted(meta.get(r["id"], {}).items())))
+                        marks.get(r["id"]), tuple(sorted(meta.get(r["id"], {}).items())),
+                        ocr=scans.get(r["id"]))
         for r in rows
     ]
 

@@ -1,5 +1,6 @@
-"""The documents table: name, type, size, chunks, status, entities found (with a health mark,
-its reason in the tooltip, when extraction went badly), author or sender, and date.
+"""The documents table: name, type (with OCR's confidence for a scan, per page in the tooltip),
+size, chunks, status, entities found (with a health mark, its reason in the tooltip, when
+extraction went badly), author or sender, and date.
 
 Rows are `DocumentSummary` read off the GUI thread (see `WorkspaceReader`); `refresh()`
 takes a full read and diffs by document id so the selection survives, `update()` takes the
@@ -131,6 +132,8 @@ class DocumentTableModel(QAbstractTableModel):
             if column == ENTITIES:
                 reason = health_reason(row)
                 return plain_tip(reason) if reason else None
+            if column == KIND and row.ocr is not None:
+                return plain_tip(row.ocr.sentence())
             if column == NAME:
                 return plain_tip("\n".join((row.path, *metadata_lines(row))))
             return plain_tip(self._display(row, column)) if column in (AUTHOR, DATE) else None
@@ -213,7 +216,7 @@ class DocumentTableModel(QAbstractTableModel):
         if column == NAME:
             return row.name
         if column == KIND:
-            return row.kind.upper()
+            return row.kind.upper() + (f" · OCR {row.ocr.mean_confidence:.0%}" if row.ocr is not None else "")
         if column == SIZE:
             return human_size(row.size)
         if column == CHUNKS:

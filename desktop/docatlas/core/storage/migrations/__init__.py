@@ -15,6 +15,7 @@ from docatlas.core.storage.migrations import (
     m009_chunk_spans,
     m010_document_metadata,
     m011_sources,
+    m012_scan_pages,
 )
 
 MIGRATIONS: list = [  # SQL text, or a module with `apply(conn, statements)`
@@ -29,5 +30,6 @@ MIGRATIONS: list = [  # SQL text, or a module with `apply(conn, statements)`
     m009_chunk_spans,
     m010_document_metadata.SQL,
     m011_sources.SQL,
+    m012_scan_pages.SQL,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,141 @@
+"""OCR of scanned pages and images, with the real engine on pages the test renders."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from docatlas.core.base.errors import Cancelled, DocumentError
+from docatlas.core.ingest import scans
+from docatlas.core.ingest.loaders import discover, load_document, load_steps
+from docatlas.core.ingest.ocr import assemble
+from fixtures.make_docs import make_pdf
+from fixtures.make_scans import make_mixed_pdf, make_scan_pdf, render_page
+
+LINES = ["Meridian Shipping signed the contract", "Anna Kovacs approved the payment"]
+
+
+def squeezed(text: str) -> str:
+    """Letters and digits only, lower case: OCR may drop a space between words."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def test_png_is_read_by_ocr_with_a_confidence(tmp_path: Path) -> None:
+    path = tmp_path / "memo.png"
+    render_page(LINES).save(path)
+    document = load_document(path)
+    assert document.kind == "image" and document.title == "memo"
+    (page,) = document.pages
+    assert squeezed(LINES[0]) in squeezed(page.text) and squeezed(LINES[1]) in squeezed(page.text)
+    assert page.text.index("Meridian") < page.text.index("Anna")  # reading order
+    assert 0.8 < page.confidence <= 1.0
+
+
+def test_multipage_tiff_is_one_page_a_frame(tmp_path: Path) -> None:
+    path = tmp_path / "fax.tif"
+    first, second = render_page(["First page about Meridian"]), render_page(["Second page about Kovacs"])
+    first.save(path, save_all=True, append_images=[second], compression="tiff_lzw")
+    document = load_document(path)
+    assert [p.number for p in document.pages] == [1, 2]
+    assert "meridian" in squeezed(document.pages[0].text) and "kovacs" in squeezed(document.pages[1].text)
+
+
+def test_scanned_pdf_pages_are_ocrd_with_progress(tmp_path: Path) -> None:
+    path = make_scan_pdf(tmp_path / "scan.pdf", [[LINES[0]], [LINES[1]]])
+    steps = load_steps(path)
+    seen = []
+    while True:
+        try:
+            seen.append(next(steps))
+        except StopIteration as done:
+            document = done.value
+            break
+    assert seen == [(1, 2), (2, 2)]
+    assert [p.number for p in document.pages] == [1, 2]
+    assert squeezed(LINES[1]) in squeezed(document.pages[1].text)
+    assert all(p.confidence and p.confidence > 0.8 for p in document.pages)
+
+
+def test_text_pdf_is_not_ocrd(tmp_path: Path) -> None:
+    document = load_document(make_pdf(tmp_path / "typed.pdf", ["Typed text only."]))
+    assert document.pages[0].confidence is None and document.pages[0].text == "Typed text only."
+
+
+def test_part_text_part_scan_page_keeps_both_once(tmp_path: Path) -> None:
+    path = make_mixed_pdf(tmp_path / "mixed.pdf", "Typed heading about the harbour",
+                          ["Scanned line about Meridian Shipping"])
+    (page,) = load_document(path).pages
+    assert page.text.startswith("Typed heading about the harbour")
+    assert "meridianshipping" in squeezed(page.text)
+    assert squeezed(page.text).count("typedheading") == 1  # the rendered text layer is not added twice
+    assert page.confidence is not None
+
+
+def test_cancel_stops_between_pages(tmp_path: Path) -> None:
+    path = make_scan_pdf(tmp_path / "long.pdf", [["one"], ["two"], ["three"]])
+    cancel = threading.Event()
+    steps = load_steps(path, cancel)
+    assert next(steps) == (1, 3)
+    cancel.set()
+    with pytest.raises(Cancelled):
+        next(steps)
+
+
+def test_blank_scan_says_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "blank.png"
+    render_page([]).save(path)
+    with pytest.raises(DocumentError, match="no text that OCR could read"):
+        load_document(path)
+
+
+@pytest.mark.parametrize("content", [b"\x89PNG\r\n\x1a\nnot really", b"garbage bytes"])
+def test_damaged_image(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "broken.png"
+    path.write_bytes(content)
+    with pytest.raises(DocumentError, match="not a valid image or is damaged"):
+        load_document(path)
+
+
+def test_truncated_jpeg(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jpg"
+    render_page(LINES).save(path, quality=90)
+    path.write_bytes(path.read_bytes()[:2000])
+    with pytest.raises(DocumentError, match="damaged"):
+        load_document(path)
+
+
+def test_huge_image_is_refused_before_decoding(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(scans, "MAX_IMAGE_PIXELS", 1000)  # the limit, not the engine, is what is tested
+    path = tmp_path / "poster.png"
+    render_page(["big"], size=(200, 200)).save(path)
+    with pytest.raises(DocumentError, match="megapixels"):
+        load_document(path)
+
+
+def test_images_are_discovered(tmp_path: Path) -> None:
+    for name in ("a.png", "b.JPG", "c.jpeg", "d.tif", "e.tiff", "f.bmp"):
+        (tmp_path / name).write_bytes(b"x")
+    found, skipped = discover([tmp_path])
+    assert sorted(p.name for p in found) == ["a.png", "b.JPG", "c.jpeg", "d.tif", "e.tiff"]
+    assert not skipped
+
+
+def test_assemble_orders_lines_and_weights_confidence() -> None:
+    box = lambda x, y: [[x, y], [x + 50, y], [x + 50, y + 20], [x, y + 20]]  # noqa: E731
+    read = assemble([[box(200, 10), "world", 0.5], [box(10, 12), "hello", 1.0], [box(10, 60), "next", 1.0]])
+    assert read.text == "hello world\nnext"
+    assert read.confidence == pytest.approx((5 * 0.5 + 5 + 4) / 14, abs=1e-4)
+
+
+def test_loading_the_engine_leaves_qts_environment_alone(monkeypatch) -> None:
+    """opencv-python sets QT_QPA_PLATFORM_PLUGIN_PATH to its own Qt 5 plugins when imported."""
+    import subprocess
+    import sys
+
+    script = ("import os\nfrom docatlas.core.ingest import ocr\nocr._get_engine()\n"
+              "import cv2\nprint(os.environ.get('QT_QPA_PLATFORM_PLUGIN_PATH'), os.environ.get('QT_QPA_FONTDIR'))")
+    monkeypatch.delenv("QT_QPA_PLATFORM_PLUGIN_PATH", raising=False)
+    monkeypatch.delenv("QT_QPA_FONTDIR", raising=False)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["None", "None"]
