@@ -111,3 +111,20 @@ def test_the_chat_header_picks_a_model_and_modes_explain_themselves(qtbot, make_
     window.chat_panel.offer_community(True)
     assert modes.findData(COMMUNITY) >= 0 and "topic reports" in modes.itemData(modes.findData(COMMUNITY),
                                                                                 Qt.ItemDataRole.ToolTipRole)
+
+
+def test_a_question_asked_right_after_a_run_is_not_told_to_add_documents(qtbot, make_window, corpus):
+    window = make_window()
+    wait_read(qtbot, window)
+    assert window.workspace.counts_known and window.workspace.counts.documents == 0
+    chat = window.chat_panel
+    asked = []
+    # the moment a run ends: documents changed, the counts read before it have not been read again yet
+    window.ingestion.documents_changed.connect(lambda: asked.append(chat.question_edit.toPlainText()) or (
+        qtbot.mouseClick(chat.ask_button, Qt.MouseButton.LeftButton)))
+    chat.question_edit.setPlainText(QUESTION)
+    window.documents_panel.add_paths([corpus])
+    qtbot.waitUntil(lambda: bool(asked), timeout=20_000)
+    assert chat.empty_hint.text() != EMPTY_WORKSPACE or not chat.empty_hint.isVisible()
+    qtbot.waitUntil(lambda: chat.task is None and not window.ingestion.busy, timeout=20_000)
+    assert chat.turns and chat.turns[-1].turn.question == QUESTION

@@ -125,7 +125,7 @@ class DocumentsPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
         header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.Stretch)
-        for column, width in enumerate((220, 60, 80, 70, 0, 80, 150, 130)):
+        for column, width in enumerate((180, 60, 70, 60, 0, 70, 120, 90)):  # Status takes the rest
             if width:
                 self.table.setColumnWidth(column, width)
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
