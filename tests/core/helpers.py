@@ -66,3 +66,12 @@ def settings_for(server, **overrides: object) -> Settings:
         ollama__host=server.host, ollama__timeout_s=10.0, ollama__retries=2, ollama__backoff_s=0.01,
     )
     return base.with_overrides(**overrides)
+
+
+def docatlas(capsys, *args: str) -> tuple[int, str, str]:
+    """Run the `docatlas` command line in-process: (exit code, stdout, stderr)."""
+    from docatlas.cli import main
+
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err

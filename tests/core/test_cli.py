@@ -18,7 +18,7 @@ from docatlas.cli import main
 from docatlas.core.base import paths
 from docatlas.core.storage.database import Store
 from fixtures.scripted_model import lightrag_responder
-from helpers import expected_graph, long_document, write_corpus
+from helpers import docatlas, expected_graph, long_document, write_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,11 +29,6 @@ def model(fake_ollama, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     return fake_ollama
 
-
-def docatlas(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_version(capsys):

@@ -13,11 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from docatlas.cli import main
 from docatlas.core.base import paths
 from docatlas.core.storage.database import Store
 from fixtures.scripted_model import lightrag_responder
-from helpers import write_corpus
+from helpers import docatlas, write_corpus
 from test_retrieval_helpers import Script, build_graph
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,11 +30,6 @@ def model(fake_ollama, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     return fake_ollama
 
-
-def docatlas(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def fast_settings(**ollama: object) -> None:

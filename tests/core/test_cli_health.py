@@ -6,18 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from docatlas.cli import main
 from docatlas.cli.review import terminal_safe
 from docatlas.core.storage import health
 from docatlas.core.storage.database import Store
 from fixtures.scripted_model import detect_profile, invented_responder, responder_for
-from helpers import DOCUMENTS, write_corpus
-
-
-def docatlas(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+from helpers import DOCUMENTS, docatlas, write_corpus
 
 
 @pytest.fixture

@@ -16,12 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
-from docatlas.cli import main
 from docatlas.core.base import paths
 from docatlas.core.storage import communities
 from docatlas.core.storage.database import Store
 from fixtures.scripted_model import lightrag_responder
-from helpers import long_document, write_corpus
+from helpers import docatlas, long_document, write_corpus
 from test_retrieval_helpers import Script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,11 +34,6 @@ def model(fake_ollama, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     return fake_ollama
 
-
-def docatlas(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def chat_models(server) -> list[str]:

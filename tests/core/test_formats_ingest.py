@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from docatlas.cli import main
 from docatlas.core.graph.export import graph_data
 from docatlas.core.storage import metadata as stored_metadata
 from docatlas.core.storage.database import Store
 from fixtures.make_formats import make_eml, make_mbox, make_pptx, make_xlsx, message
 from fixtures.scripted_model import lightrag_responder
+from helpers import docatlas
 from test_retrieval_helpers import Script
 
 
@@ -23,11 +23,6 @@ def model(fake_ollama, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     return fake_ollama
 
-
-def docatlas(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def status(capsys, ws: str, *extra: str) -> dict:

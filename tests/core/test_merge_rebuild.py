@@ -10,7 +10,7 @@ from docatlas.core.base.settings import save_settings
 from docatlas.core.jobs.reextract import rederive
 from docatlas.core.storage.database import Store
 from fixtures.scripted_model import PROFILES, responder_for
-from helpers import expected_graph, settings_for, write_corpus
+from helpers import docatlas, expected_graph, settings_for, write_corpus
 
 
 @pytest.fixture
@@ -19,11 +19,6 @@ def model(fake_ollama, monkeypatch):
     fake_ollama.responder = responder_for(None)
     return fake_ollama
 
-
-def docatlas(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def graph(ws: str) -> tuple[list[dict], list[dict]]:

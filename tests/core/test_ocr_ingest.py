@@ -8,13 +8,12 @@ import json
 import threading
 
 import pytest
-from docatlas.cli import main
 from docatlas.core.jobs.ingest import index
 from docatlas.core.storage import scan_pages
 from docatlas.core.storage.database import Store
 from fixtures.make_scans import make_scan_pdf, render_page
 from fixtures.scripted_model import lightrag_responder
-from helpers import settings_for
+from helpers import docatlas, settings_for
 
 PAGE_ONE = ["Meridian Shipping signed the contract with Harbor Authority."]
 PAGE_TWO = ["Anna Kovacs approved the payment to Meridian Shipping."]
@@ -26,11 +25,6 @@ def model(fake_ollama, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     return fake_ollama
 
-
-def docatlas(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_ingests_a_scan_and_an_image_into_the_graph(model, capsys, tmp_path):

@@ -6,10 +6,9 @@ import io
 import json
 
 import pytest
-from docatlas.cli import main
 from docatlas.core.prompts.catalog import spec
 from fixtures.scripted_model import lightrag_responder
-from helpers import write_corpus
+from helpers import docatlas, write_corpus
 from test_prompt_import import seed
 
 
@@ -17,11 +16,6 @@ from test_prompt_import import seed
 def ws(tmp_path) -> str:
     return str(tmp_path / "ws")
 
-
-def docatlas(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_list_show_set_from_a_file_and_reset(capsys, ws, tmp_path):

@@ -9,6 +9,7 @@ import pytest
 from docatlas.cli import main
 from docatlas.core.base import paths
 from docatlas.core.storage.database import Store
+from helpers import docatlas
 from test_retrieval_helpers import ANSWER, Script, build_graph
 
 
@@ -24,11 +25,6 @@ def workspace(fake_ollama, monkeypatch, tmp_path) -> str:
         build_graph(store)
     return str(ws)
 
-
-def docatlas(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_query_prints_the_answer_and_its_sources(workspace, capsys):

@@ -7,14 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
-from docatlas.cli import main
 from docatlas.core.base import paths
 from docatlas.core.base.settings import Settings, save_settings
 from docatlas.core.jobs.sync import plan_sync
 from docatlas.core.storage.database import Store
 from fixtures.folder_changes import ADDED, EDIT, change_folder
 from fixtures.scripted_model import lightrag_responder
-from helpers import DOCUMENTS, expected_graph, write_corpus
+from helpers import DOCUMENTS, docatlas, expected_graph, write_corpus
 
 # What the folder holds after `change_folder`: one file added, one edited, one removed.
 CHANGED = {
@@ -30,11 +29,6 @@ def model(fake_ollama, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", fake_ollama.host)
     return fake_ollama
 
-
-def docatlas(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def graph_of(capsys, ws: str, out: Path) -> tuple[set[str], set[str]]:
