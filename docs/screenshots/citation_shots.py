@@ -21,8 +21,9 @@ for extra in (ROOT / "desktop", ROOT / "tests", ROOT / "tests" / "gui"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from shooting import save as _save  # noqa: E402
+from shooting import wait_until as _wait  # noqa: E402
 
 ANSWER = ("**Maria Lopez** founded Harbor Analytics in Lisbon [C1]. Jonas Weber joined the company "
           "as chief engineer [C1]. It is probably the largest sensor maker in Portugal.")
@@ -40,27 +41,10 @@ HISTORY = (
 )
 
 
-def _wait(condition, timeout_s: float = 60.0) -> None:
-    loop = QEventLoop()
-    waited = 0
-    while not condition():
-        QTimer.singleShot(20, loop.quit)
-        loop.exec()
-        waited += 20
-        if waited > timeout_s * 1000:
-            raise TimeoutError("the window did not get there in time")
 
 
-def _settle(ms: int = 300) -> None:
-    loop = QEventLoop()
-    QTimer.singleShot(ms, loop.quit)
-    loop.exec()
 
 
-def _save(widget, name: str) -> None:
-    _settle()
-    widget.grab().save(str(HERE / f"{name}.png"))
-    print(HERE / f"{name}.png")
 
 
 def citation_shots(app: QApplication) -> None:

@@ -19,33 +19,19 @@ for extra in (ROOT / "desktop", ROOT / "tests", ROOT / "bench"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-from PySide6.QtCore import QEventLoop, QSettings, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+from shooting import save as _save  # noqa: E402
+from shooting import settle as _settle  # noqa: E402
+from shooting import wait_until as _wait  # noqa: E402
 
 SIZE = (1366, 720)
 
 
-def _wait(condition, timeout_s: float = 60.0) -> None:
-    loop = QEventLoop()
-    waited = 0
-    while not condition():
-        QTimer.singleShot(20, loop.quit)
-        loop.exec()
-        waited += 20
-        if waited > timeout_s * 1000:
-            raise TimeoutError("the explorer did not get there in time")
 
 
-def _settle(ms: int = 300) -> None:
-    loop = QEventLoop()
-    QTimer.singleShot(ms, loop.quit)
-    loop.exec()
 
 
-def _save(widget: QWidget, name: str) -> None:
-    _settle()
-    widget.grab().save(str(HERE / f"{name}.png"))
-    print(HERE / f"{name}.png")
 
 
 def graph_shots(app: QApplication) -> None:

@@ -24,42 +24,22 @@ from chat_script import GuiResponder  # noqa: E402
 from core.helpers import DOCUMENTS, long_document, settings_for  # noqa: E402
 from fixtures.ollama_fixture import default_models  # noqa: E402
 from fixtures.ollama_server import FakeOllama  # noqa: E402
-from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+from shooting import save, settle, wait_until  # noqa: E402
 
 sys.path.insert(0, str(HERE))
-from graph_shots import graph_shots  # noqa: E402
 from citation_shots import citation_shots  # noqa: E402
+from graph_shots import graph_shots  # noqa: E402
 
 ANSWER = ("**Maria Lopez** founded *Harbor Analytics* in Lisbon [C1], and **Jonas Weber** later joined it "
           "as chief engineer [C1].\n\nThe company also sells sensors to **Northwind Labs**, which Priya Nair "
           "leads [C2].\n\n- Founder: Maria Lopez\n- Chief engineer: Jonas Weber\n- Customer: Northwind Labs")
 
 
-def wait_until(condition, timeout_s: float = 30.0) -> None:
-    """Run the event loop until `condition()` holds."""
-    loop = QEventLoop()
-    waited = 0
-    while not condition():
-        QTimer.singleShot(20, loop.quit)
-        loop.exec()
-        waited += 20
-        if waited > timeout_s * 1000:
-            raise TimeoutError("the window did not get there in time")
 
 
-def settle(ms: int = 200) -> None:
-    """Let layouts and repaints happen."""
-    loop = QEventLoop()
-    QTimer.singleShot(ms, loop.quit)
-    loop.exec()
 
 
-def save(widget: QWidget, name: str) -> None:
-    """Grab a widget into docs/screenshots/<name>.png."""
-    settle()
-    widget.grab().save(str(HERE / f"{name}.png"))
-    print(HERE / f"{name}.png")
 
 
 def main() -> int:
