@@ -169,9 +169,6 @@ class MainWindow(QMainWindow):
         self.chat_panel.ollama_needed.connect(self.open_ollama_setup)
         self.chat_panel.model_box.show_models(self.last_probe)
         self.ingestion.documents_changed.connect(self.chat_panel.check_reports)
-        # counts read before a run are out of date once it changed documents, until the next read lands
-        # (else a question asked at once is told "add documents first")
-        self.ingestion.documents_changed.connect(lambda: setattr(self.workspace, "counts_known", False))
         self.chat_panel.check_reports()
         self.setWindowTitle(f"{self.workspace.name} — DocAtlas")
         self.state.remember_workspace(self.workspace.folder)

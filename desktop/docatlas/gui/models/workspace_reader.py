@@ -80,9 +80,13 @@ class WorkspaceReader(QObject):
 
     # -- asking --------------------------------------------------------------------------
     def read_all(self) -> None:
-        """Read every document and the counts again, now (or right after the read running)."""
+        """Read every document and the counts again, now (or right after the read running).
+
+        Asked for because they changed (a run ended, a refresh): the counts read before are
+        not taken as current until this read lands."""
         if self._closed:
             return
+        self.workspace.counts_known = False
         self._want_all = True
         self._timer.stop()
         self._start()
