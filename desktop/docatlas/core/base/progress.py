@@ -12,6 +12,20 @@ from typing import Protocol
 
 
 @dataclass(frozen=True)
+class HostLoad:
+    """How one Ollama host of the pool is doing in this run (shown per host while it runs)."""
+
+    host: str  # the address as the user wrote it, e.g. "http://gpu1:11434"
+    remote: bool  # not this computer: the window and the CLI name it as such
+    slots: int  # calls it may have in flight
+    in_flight: int = 0
+    calls: int = 0  # calls it answered in this run
+    failures: int = 0
+    calls_per_minute: float = 0.0
+    state: str = "ok"  # "ok", or "set aside" while a failed host waits to be tried again
+
+
+@dataclass(frozen=True)
 class Progress:
     """A snapshot of a run, yielded after every step worth showing."""
 
@@ -36,6 +50,7 @@ class Progress:
     step_done: int = 0  # progress of the embed and communities stages
     step_total: int = 0
     warnings: tuple[str, ...] = ()  # not fatal: e.g. no embedding model, keyword search only
+    hosts: tuple[HostLoad, ...] = ()  # the Ollama hosts' loads while the model is called
 
 
 class ProgressSink(Protocol):

@@ -323,7 +323,8 @@ def _extract_all(
                     store.refresh_document_status(chunk.document_id)
                 left = len(work) - totals["chunks_done"] - totals["chunks_failed"]
                 rate = (time.monotonic() - started) / max(1, totals["chunks_done"] + totals["chunks_failed"])
-                yield dict(totals, eta=left * rate, message=f"Extracted chunk {chunk.idx + 1}")
+                yield dict(totals, eta=left * rate, message=f"Extracted chunk {chunk.idx + 1}",
+                           hosts=host_loads(llm))
     finally:
         if in_flight:  # closed early by the consumer, or cancelled: stop the calls in flight
             cancel.set()
@@ -334,6 +335,12 @@ def _extract_all(
             store.refresh_document_status(doc_id)
     if fatal is not None:
         raise fatal
+
+
+def host_loads(llm: LLM) -> tuple:
+    """Each Ollama host's load, when the model is a pool of hosts that reports them."""
+    loads = getattr(llm, "host_loads", None)
+    return tuple(loads()) if callable(loads) else ()
 
 
 def _store_result(store: Store, chunk: ChunkRow, result: ChunkExtraction, settings: Settings,
