@@ -7,10 +7,14 @@ kernel (`os.wait4` -> ru_maxrss). Sizes are printed with the figures:
 
 - xlsx: one sheet of `--rows` rows x 3 columns (default 300,000; sampled to 20,000 kept);
 - csv: the same rows as CSV;
-- mbox: `--messages` messages of about 1 KB each (default 20,000).
+- mbox: `--messages` messages of about 1 KB each (default 20,000);
+- pdf: `--pages` pages (default 1,000) of prose only, of a ruled table of 25 rows with prose,
+  and of a table aligned by its text alone; each is loaded twice, through pypdf's text layer
+  alone (what the loader did before it looked for tables) and through `load_document`.
 
     python bench/formats.py
-    python bench/formats.py --rows 100000 --messages 5000
+    python bench/formats.py --rows 100000 --messages 5000 --pages 300
+    python bench/formats.py --only pdf --pages 1000
 """
 
 from __future__ import annotations
@@ -33,6 +37,15 @@ document = load_document(Path(sys.argv[1]))
 parts = sum(1 for _ in document.parts)
 print(len(document.text), parts, len(document.warnings))
 """
+TEXT_LAYER_CHILD = """
+import sys
+from pypdf import PdfReader
+reader = PdfReader(sys.argv[1])
+chars = sum(len(page.extract_text() or "") for page in reader.pages)
+print(chars, 0, 0)
+"""
+PROSE = ("Ada Lovelace wrote to Charles Babbage about the engine and its cards, and Mary Somerville "
+         "read the letters at Cambridge.")
 
 
 def make_xlsx(path: Path, rows: int) -> None:
@@ -63,11 +76,31 @@ def make_mbox(path: Path, messages: int) -> None:
             out.write(message(f"Note {number}", body).as_bytes() + b"\n")
 
 
-def measure(path: Path) -> tuple[float, float, str]:
+def make_pdf(path: Path, pages: int, kind: str) -> None:
+    """`pages` pages of prose ("text"), or each with a table ("ruled" or "aligned") and prose."""
+    from fixtures.make_pdf_tables import draw_lines, draw_table
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(str(path), pagesize=(612, 792))
+    for number in range(pages):
+        if kind == "text":
+            draw_lines(canvas, 750, [f"{number} {PROSE[:80]}", PROSE[20:100]] * 24)
+        else:
+            draw_lines(canvas, 750, [PROSE[:90], PROSE[10:100]] * 3)
+            rows = [["Name", "City", "Revenue"],
+                    *([f"Supplier {number}-{row}", "Porto", str(row)] for row in range(24))]
+            bottom = draw_table(canvas, 72, 650, rows, ruled=kind == "ruled")
+            draw_lines(canvas, bottom - 20, [PROSE[:90]])
+        canvas.showPage()
+    canvas.save()
+
+
+def measure(path: Path, child_code: str = CHILD) -> tuple[float, float, str]:
     """(seconds, peak RSS in MB, child's output) of loading `path` in a child process."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "desktop")}
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(path)], env=env, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", child_code, str(path)], env=env, stdout=subprocess.PIPE,
+                             text=True)
     out = child.stdout.read() if child.stdout else ""
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - started
@@ -81,18 +114,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=300_000)
     parser.add_argument("--messages", type=int, default=20_000)
+    parser.add_argument("--pages", type=int, default=1_000)
+    parser.add_argument("--only", choices=("xlsx", "csv", "mbox", "pdf"), help="run one case")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         cases = [("xlsx", f"{args.rows:,} rows", make_xlsx, args.rows),
                  ("csv", f"{args.rows:,} rows", make_csv, args.rows),
                  ("mbox", f"{args.messages:,} messages", make_mbox, args.messages)]
         for kind, size, make, amount in cases:
+            if args.only not in (None, kind):
+                continue
             path = Path(folder) / f"big.{kind}"
             make(path, amount)
             seconds, peak, out = measure(path)
             chars, parts, warnings = out.split()
             print(f"{kind:5} {size:>18}  {path.stat().st_size / (1 << 20):7.1f} MB  {seconds:7.1f} s  "
                   f"peak RSS {peak:6.0f} MB  text {int(chars):,} chars  parts {parts}  warnings {warnings}")
+        if args.only in (None, "pdf"):
+            for kind in ("text", "ruled", "aligned"):
+                path = Path(folder) / f"{kind}.pdf"
+                make_pdf(path, args.pages, kind)
+                for way, code in (("pypdf text layer", TEXT_LAYER_CHILD), ("load_document", CHILD)):
+                    seconds, peak, out = measure(path, code)
+                    print(f"pdf {kind:7} {args.pages:,} pages  {path.stat().st_size / (1 << 20):5.1f} MB  "
+                          f"{way:16}  {seconds:6.1f} s  {args.pages / seconds:6.1f} pages/s  "
+                          f"peak RSS {peak:5.0f} MB  text {int(out.split()[0]):,} chars")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from pathlib import Path
 from docatlas.core.base.errors import DocumentError
 from docatlas.core.base.paths import shown_name
 from docatlas.core.ingest.archive_guard import check_archive
+from docatlas.core.ingest.pdf_layer import PdfTextLayer
 from docatlas.core.ingest.scans import PageText, pdf_pages
 from docatlas.core.ingest.sheets import table_text
 
@@ -24,9 +25,13 @@ def load_pdf(path: Path, cancel: threading.Event | None = None) -> Generator[
         tuple[int, int], None, tuple[str, list[PageText]]]:
     """Yield (pages done, total) while reading; return the title and each page with text.
 
-    A page without a text layer, or mostly images, is OCR'd (`scans.pdf_pages`)."""
-    title, texts = _pdf_text_layer(path)
-    pages = yield from pdf_pages(path, texts, cancel)
+    A page without a text layer, or mostly images, is OCR'd (`scans.pdf_pages`); a page
+    with tables has them as header-labelled rows (`pdf_tables`)."""
+    title, layer = _pdf_text_layer(path)
+    try:
+        pages = yield from pdf_pages(path, layer, cancel)  # type: ignore[arg-type]  # a lazy sequence
+    finally:
+        layer.close()
     pages = [page for page in pages if page[1].strip()]
     if not pages:
         raise DocumentError(f"{shown_name(path)} looks scanned but OCR found no text on its pages; scan "
@@ -34,8 +39,8 @@ def load_pdf(path: Path, cancel: threading.Event | None = None) -> Generator[
     return title, pages
 
 
-def _pdf_text_layer(path: Path) -> tuple[str, list[str]]:
-    """The title and every page's text layer ("" for a page without one)."""
+def _pdf_text_layer(path: Path) -> tuple[str, PdfTextLayer]:
+    """The title and the pages' text layer, read one page at a time as it is iterated."""
     from pypdf import PdfReader
     from pypdf.errors import DependencyError
 
@@ -58,20 +63,13 @@ def _pdf_text_layer(path: Path) -> tuple[str, list[str]]:
         raise
     except Exception as exc:  # pypdf raises many types on malformed input
         raise damaged from exc
-    texts: list[str] = []
-    for number in range(1, count + 1):
-        try:
-            text = reader.pages[number - 1].extract_text() or ""
-        except Exception:  # pypdf raises many types; one unreadable page must not lose the others
-            text = ""
-        texts.append(text.replace("\r\n", "\n").replace("\r", "\n").strip())
     if not count:
         raise DocumentError(f"{name} has no pages; add a PDF that contains text.")
     try:
         title = (reader.metadata.title if reader.metadata else None) or ""
     except Exception:  # broken metadata is no reason to refuse the text
         title = ""
-    return title, texts
+    return title, PdfTextLayer(path, reader, count)
 
 
 # --- DOCX -------------------------------------------------------------------------------
