@@ -142,6 +142,25 @@ def load_mbox(path: Path) -> Loaded:
     return loaded
 
 
+def _msg_string(message, tag: str) -> str:
+    """A string property of a .msg (`tag` without its type), "" when it is absent."""
+    try:
+        return message.getStringStream(f"__substg1.0_{tag}") or ""
+    except Exception:  # a damaged stream is a missing value, not a lost message
+        return ""
+
+
+def _msg_sender(message) -> str:
+    """The sender as "Name <address>": extract-msg takes the address only from the SMTP
+    property (PR_SENDER_SMTP_ADDRESS); a message that has it only as PR_SENDER_EMAIL_ADDRESS
+    (with address type SMTP) would lose it."""
+    sender = message.sender or ""
+    address = _msg_string(message, "0C1F")
+    if "@" in address and "<" not in sender and address not in sender:
+        sender = f"{sender} <{address}>" if sender else address
+    return sender
+
+
 def load_msg(path: Path) -> Loaded:
     """An Outlook .msg message with its attachments."""
     import extract_msg
@@ -159,7 +178,8 @@ def load_msg(path: Path) -> Loaded:
         raise damaged(path, "Outlook message", ".msg") from exc
     try:
         loaded = Loaded()
-        for value, key in ((message.sender, "from"), (message.to, "to"), (message.cc, "cc"),
+        for value, key in ((_msg_sender(message), "from"), (message.to or _msg_string(message, "0E04"), "to"),
+                           (message.cc or _msg_string(message, "0E03"), "cc"),
                            (iso_date(message.date), "date"), (message.subject, "subject")):
             loaded.meta(key, value)
         loaded.title = loaded.metadata.get("subject", "")
