@@ -9,8 +9,9 @@ kernel (`os.wait4` -> ru_maxrss). Sizes are printed with the figures:
 - csv: the same rows as CSV;
 - mbox: `--messages` messages of about 1 KB each (default 20,000);
 - pdf: `--pages` pages (default 1,000) of prose only, of a ruled table of 25 rows with prose,
-  and of a table aligned by its text alone; each is loaded twice, through pypdf's text layer
-  alone (what the loader did before it looked for tables) and through `load_document`.
+  and of a table aligned by its text alone; each is loaded twice: as the loader did before it
+  looked for tables (pypdf's text of every page, then `scans.pdf_pages`, which looks for
+  scanned pages) and through `load_document`.
 
     python bench/formats.py
     python bench/formats.py --rows 100000 --messages 5000 --pages 300
@@ -37,12 +38,20 @@ document = load_document(Path(sys.argv[1]))
 parts = sum(1 for _ in document.parts)
 print(len(document.text), parts, len(document.warnings))
 """
-TEXT_LAYER_CHILD = """
+BEFORE_CHILD = """
 import sys
+from pathlib import Path
 from pypdf import PdfReader
-reader = PdfReader(sys.argv[1])
-chars = sum(len(page.extract_text() or "") for page in reader.pages)
-print(chars, 0, 0)
+from docatlas.core.ingest.scans import pdf_pages
+path = Path(sys.argv[1])
+texts = [(page.extract_text() or "").strip() for page in PdfReader(path).pages]
+steps = pdf_pages(path, texts)
+try:
+    while True:
+        next(steps)
+except StopIteration as done:
+    pages = done.value
+print(sum(len(text) for _, text, _ in pages), 0, 0)
 """
 PROSE = ("Ada Lovelace wrote to Charles Babbage about the engine and its cards, and Mary Somerville "
          "read the letters at Cambridge.")
@@ -134,10 +143,10 @@ def main() -> None:
             for kind in ("text", "ruled", "aligned"):
                 path = Path(folder) / f"{kind}.pdf"
                 make_pdf(path, args.pages, kind)
-                for way, code in (("pypdf text layer", TEXT_LAYER_CHILD), ("load_document", CHILD)):
+                for way, code in (("before: no tables", BEFORE_CHILD), ("load_document", CHILD)):
                     seconds, peak, out = measure(path, code)
                     print(f"pdf {kind:7} {args.pages:,} pages  {path.stat().st_size / (1 << 20):5.1f} MB  "
-                          f"{way:16}  {seconds:6.1f} s  {args.pages / seconds:6.1f} pages/s  "
+                          f"{way:17}  {seconds:6.1f} s  {args.pages / seconds:6.1f} pages/s  "
                           f"peak RSS {peak:5.0f} MB  text {int(out.split()[0]):,} chars")
 
 

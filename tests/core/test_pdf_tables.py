@@ -62,6 +62,7 @@ def test_pages_without_a_table_keep_the_text_layer_as_it_was(tmp_path: Path) -> 
     pages = load_document(path).pages
     assert [page.text for page in pages] == [page.extract_text().strip() for page in PdfReader(path).pages]
     assert pages[1].text == "Invoice: 2026-114\nCustomer: Harbor Analytics\nDue: 30 April 2026"
+    assert pages[2].text.startswith("Introduction")
     plain = make_pdf(tmp_path / "plain.pdf", ["Ada met Charles in Lisbon.", "Mary wrote from Paris."])
     assert [p.text for p in load_document(plain).pages] == ["Ada met Charles in Lisbon.", "Mary wrote from Paris."]
 
@@ -130,3 +131,16 @@ def test_table_rows_reach_the_chunks_through_ingest(fake_ollama, monkeypatch, ca
         chunks = store.query("SELECT text, page_start FROM chunks")
     assert [row["page_start"] for row in chunks] == [1]
     assert ROWS in chunks[0]["text"]
+
+
+def test_a_pdf_encrypted_without_a_user_password_keeps_its_table(tmp_path: Path) -> None:
+    from fixtures.make_pdf_tables import SUPPLIERS, draw_table
+    from reportlab.lib.pdfencrypt import StandardEncryption
+    from reportlab.pdfgen.canvas import Canvas
+
+    path = tmp_path / "locked-for-editing.pdf"
+    canvas = Canvas(str(path), pagesize=(612, 792), encrypt=StandardEncryption("", ownerPassword="owner"))
+    draw_table(canvas, 72, 700, SUPPLIERS, ruled=True)
+    canvas.showPage()
+    canvas.save()
+    assert load_document(path).text == ROWS

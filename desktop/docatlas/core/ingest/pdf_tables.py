@@ -15,6 +15,7 @@ so the caller keeps its own text layer for ordinary pages.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from docatlas.core.ingest.sheets import table_text
@@ -24,6 +25,7 @@ MIN_ROWS = 3  # a text-aligned table: a header and two rows at least
 COLUMN_GAP = 1.0  # a gap of at least this many text heights separates two cells
 MAX_PITCH = 3.0  # lines of one table are at most this many text heights apart
 MAX_CELL_WORDS = 5.0  # the mean words of a cell; above, it is prose in columns, not a table
+_NUMBER = re.compile(r"[\d.,\-–ivxlc ]+")  # digits or roman numerals, as page numbers are
 SHORT_LINE = 80  # text before a table (a running head) or after it (a page number) up to this long
 
 
@@ -125,6 +127,8 @@ def _as_table(textpage, lines: list[list[Segment]]) -> FoundTable | None:
         return None
     if len(columns) == 2 and sum(1 for row in rows if row[0].endswith(":")) >= 0.8 * len(rows):
         return None  # "Name: value" lines: a form, already readable as it is
+    if len(columns) == 2 and all(_NUMBER.fullmatch(row[1]) for row in rows):
+        return None  # a contents page or an index: no header row, a page number a line
     boxes = [b for line in lines for b, _ in line]
     box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
     return FoundTable(box, rows)
@@ -155,14 +159,24 @@ def aligned_tables(textpage, skip: list[Box], carried_columns: int = 0) -> list[
 def _pieces(textpage, tables: list[FoundTable]) -> list[tuple[int, str]]:
     """The page's characters in content order cut into runs: (-1, text) outside any table,
     (k, "") once where table k's first character stands."""
+    import ctypes
+
+    import pypdfium2.raw as pdfium_c
+
+    boxes = [(box[0] - 1, box[1] - 1, box[2] + 1, box[3] + 1) for box in (table.box for table in tables)]
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    get_box, raw = pdfium_c.FPDFText_GetCharBox, textpage.raw  # pdfium's own call: a page has thousands
     labels: list[int] = []
     label = -1
     for index in range(textpage.count_chars()):
-        left, bottom, right, top = textpage.get_charbox(index)
-        if right > left or top > bottom:  # generated spaces and line breaks have no box
-            x, y = (left + right) / 2, (bottom + top) / 2
-            label = next((k for k, table in enumerate(tables) if _inside(x, y, table.box)), -1)
-        labels.append(label)
+        if get_box(raw, index, left, right, bottom, top) and (right.value > left.value or top.value > bottom.value):
+            x, y = (left.value + right.value) / 2, (bottom.value + top.value) / 2
+            label = -1
+            for k, (x0, y0, x1, y1) in enumerate(boxes):
+                if x0 <= x <= x1 and y0 <= y <= y1:
+                    label = k
+                    break
+        labels.append(label)  # generated spaces and line breaks have no box: they go with the last
     pieces: list[tuple[int, str]] = []
     start = 0
     for index in range(1, len(labels) + 1):
