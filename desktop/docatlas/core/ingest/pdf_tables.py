@@ -4,13 +4,13 @@ Two kinds are found, both on what pdfium (in C) says of the page, so a page cost
 milliseconds:
 
 - ruled tables (cell borders drawn as lines or rectangles): `pdf_rules`;
-- text-aligned tables (no lines, here): runs of at least `MIN_ROWS` lines that each break into two
+- text-aligned tables (no lines): runs of at least `MIN_ROWS` lines that each break into two
   or more segments separated by a gap wider than the text is tall, whose segments fall into
   the same two or more columns, with short cells (prose in two page columns has long ones).
 
-`page_with_tables` returns the page's text with each table replaced by its rows in the
-place where its first character stood (content order), or None when the page has no table,
-so the caller keeps its own text layer for ordinary pages.
+`page_with_tables` gives the page's text with each table replaced by its rows in the place
+where its first character stood (content order); `pdf_layer` calls it only for a page with a
+table, so every other page keeps pypdf's text.
 """
 
 from __future__ import annotations
