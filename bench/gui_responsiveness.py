@@ -11,8 +11,9 @@ documents of `--per-document` chunks, written straight through the store, no mod
 involved) before the window opens; the run then adds the corpus on top (`--documents 40`, or
 about `--chunks` chunks with `--documents 0`). Also measured on that workspace: the window's
 open (from building it to its first paint, and to the Documents table's first rows), the
-longest stall of the event loop while it opens, and `docatlas status` in a fresh process
-(interpreter start included, output to /dev/null; the best and the median of three).
+longest stall of the event loop while it opens (building the window included), and `docatlas
+status` in a fresh process (interpreter start included, output to /dev/null; the best and the
+median of three; `docatlas --version` beside it is the start-up alone).
 
     QT_QPA_PLATFORM=offscreen python bench/gui_responsiveness.py [--existing-chunks 100000] [--documents 40]
     QT_QPA_PLATFORM=offscreen python bench/gui_responsiveness.py --existing-chunks 0 --documents 0 --chunks 200
@@ -118,13 +119,13 @@ class FirstPaint(QObject):
         return False
 
 
-def status_seconds(data_dir: str, runs: int = 3) -> list[float]:
-    """Wall time of `docatlas status` in a fresh interpreter, `runs` times."""
+def status_seconds(data_dir: str, runs: int = 3, command: tuple[str, ...] = ("status",)) -> list[float]:
+    """Wall time of `docatlas status` (or another command) in a fresh interpreter, `runs` times."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "desktop"), os.environ.get("PYTHONPATH", "")])}
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "docatlas", "--data-dir", data_dir, "status"], env=env,
+        done = subprocess.run([sys.executable, "-m", "docatlas", "--data-dir", data_dir, *command], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
         times.append(time.perf_counter() - started)
         if done.returncode != 0:
@@ -182,6 +183,7 @@ def main() -> int:
                                            args.per_document)
         fill_s = time.perf_counter() - filling
         status_s = status_seconds(str(paths.data_dir()))
+        version_s = status_seconds(str(paths.data_dir()), command=("--version",))  # the start-up alone
         settings = Settings().with_overrides(
             ollama__host=host, ollama__parallel=args.parallel, chunking__chunk_tokens=CHUNK_TOKENS,
             chunking__overlap_tokens=CHUNK_TOKENS // 10)
@@ -234,6 +236,7 @@ def main() -> int:
         "open_stall_max_ms": round(max(opening.stalls_ms, default=0.0), 1),
         "status_best_s": round(min(status_s), 3),
         "status_median_s": round(statistics.median(status_s), 3),
+        "version_best_s": round(min(version_s), 3),
         "documents_added": last.documents_total if last else 0,
         "chunks": last.chunks_total if last else 0,
         "chunks_done": last.chunks_done if last else 0,

@@ -95,3 +95,25 @@ def test_pages_join_up_in_every_order_and_the_filter_runs_in_sql(tmp_path):
         assert [r.name for r in shown] == [f"doc-{n:05d}.txt" for n in range(120, 130)]
         assert document_list.total(store, query.text) == 10
         assert document_list.total(store, "100%") == 0  # a % in the box is a character, not a wildcard
+
+
+def test_staleness_hashes_each_profiles_bundled_prompts_once_and_counts_in_sql(tmp_path, monkeypatch):
+    from docatlas.core.prompts import store as prompt_store
+
+    loads: list[str] = []
+    real = prompt_store.load_profile
+    monkeypatch.setattr(prompt_store, "load_profile", lambda name, *rest: loads.append(name) or real(name, *rest))
+    with Store(tmp_path / "stamps.sqlite") as store:
+        fill_workspace(store, 3000, per_document=100)  # finished before prompts were stamped
+        fill_workspace(store, 500, per_document=100, profile="compact", prompt_hash="not what compact gives")
+        fill_workspace(store, 500, per_document=100, profile="lightrag",
+                       prompt_hash=prompt_store.fingerprint(prompt_store.profile_for(store, "lightrag")))
+        loads.clear()
+        stale = prompt_store.stale_chunks(store, "lightrag")
+        assert len(loads) <= 3  # the profile in use, and the bundled one of unstamped chunks: not one a chunk
+        loads.clear()
+        assert prompt_store.staleness(store, "lightrag") == (len(stale), 4000)
+        assert len(loads) <= 3
+        assert len(stale) == 500  # unstamped chunks of no profile count as the asked profile's bundled prompts
+        assert prompt_store.staleness(store, "compact") == (1000, 4000) == (len(prompt_store.stale_chunks(
+            store, "compact")), 4000)  # compact's wrong stamp and lightrag's stamp

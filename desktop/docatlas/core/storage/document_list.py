@@ -138,3 +138,9 @@ def totals(store: Store) -> dict[str, int]:
         " (SELECT COALESCE(SUM(pending), 0) FROM document_counts WHERE pending > 0) AS chunks_pending,"
         " (SELECT COUNT(*) FROM entities) AS entities")[0]
     return dict(row)
+
+
+def parents(store: Store) -> dict[int, int]:
+    """document id -> the document it came inside (an attachment's message, a message's mailbox)."""
+    return {int(r["document_id"]): int(r["parent_id"])
+            for r in store.query("SELECT document_id, parent_id FROM document_parts")}

@@ -167,16 +167,22 @@ class DocumentTableModel(QAbstractTableModel):
             self._reorder(order)
         self._reindex()
         self.total = len(rows) if total is None else max(total, len(rows))
-        by_id = {r.id: r for r in rows}
-        for position, new in enumerate(rows):
+        position = 0
+        while position < len(rows):
+            new = rows[position]
             if position < len(self.rows) and self.rows[position].id == new.id:
                 if self.rows[position] != new:
                     self.rows[position] = new
                     self.dataChanged.emit(self.index(position, 0), self.index(position, len(COLUMNS) - 1))
+                position += 1
                 continue
-            self.beginInsertRows(QModelIndex(), position, position)
-            self.rows.insert(position, by_id[new.id])
+            end = position + 1  # new documents in a run are inserted together (one signal, one layout)
+            while end < len(rows) and rows[end].id not in kept:
+                end += 1
+            self.beginInsertRows(QModelIndex(), position, end - 1)
+            self.rows[position:position] = rows[position:end]
             self.endInsertRows()
+            position = end
         self._reindex()
 
     def _reorder(self, order: list[int]) -> None:
