@@ -16,9 +16,8 @@ from docatlas.core.graph.suggest import accept, get_suggestion, reject, suggest_
 from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.llm.replay import ReplayLLM
 from docatlas.core.prompts import store as prompt_store
-from docatlas.core.storage import document_list
+from docatlas.core.storage import document_list, scan_pages
 from docatlas.core.storage import metadata as stored_metadata
-from docatlas.core.storage import scan_pages
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.health import document_health
 
