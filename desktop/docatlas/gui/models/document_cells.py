@@ -14,9 +14,7 @@ from docatlas.gui.formatting import duration
 COLUMNS = ("Name", "Type", "Size", "Chunks", "Status", "Entities", "Author / From", "Date")
 NAME, KIND, SIZE, CHUNKS, STATUS, ENTITIES, AUTHOR, DATE = range(len(COLUMNS))
 PROGRESS_ROLE = Qt.ItemDataRole.UserRole + 1  # (done, total) while a document is being extracted
-SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 ID_ROLE = Qt.ItemDataRole.UserRole + 3
-FILTER_ROLE = Qt.ItemDataRole.UserRole + 4  # what the filter box matches: name, title and every metadata value
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 ROOT = QModelIndex()

@@ -29,7 +29,6 @@ from docatlas.gui.models.document_cells import (
     COLUMNS,
     DATE,
     ENTITIES,
-    FILTER_ROLE,
     HEALTH_MARK,
     ID_ROLE,
     KIND,
@@ -38,7 +37,6 @@ from docatlas.gui.models.document_cells import (
     ROOT,
     SIZE,
     SORT_KEYS,
-    SORT_ROLE,
     STATUS,
     ModelIndex,
     RunView,
@@ -50,8 +48,8 @@ from docatlas.gui.models.document_cells import (
 )
 from docatlas.gui.theme import error_color
 
-__all__ = ["AUTHOR", "CHUNKS", "COLUMNS", "DATE", "ENTITIES", "FILTER_ROLE", "HEALTH_MARK", "ID_ROLE", "KIND",
-           "NAME", "PAGE", "PROGRESS_ROLE", "SIZE", "SORT_ROLE", "STATUS", "DocumentTableModel", "RunView",
+__all__ = ["AUTHOR", "CHUNKS", "COLUMNS", "DATE", "ENTITIES", "HEALTH_MARK", "ID_ROLE", "KIND",
+           "NAME", "PAGE", "PROGRESS_ROLE", "SIZE", "STATUS", "DocumentTableModel", "RunView",
            "author_of", "date_of", "health_reason", "metadata_lines", "status_text"]
 
 PAGE = 200  # rows read at a time
@@ -73,6 +71,7 @@ class DocumentTableModel(QAbstractTableModel):
         self._position: dict[int, int] = {}  # document id -> row
         self._by_path: dict[str, int] = {}  # path -> document id
         self._pending: dict[int, int] = {}  # document id -> pending chunks, for the ETA
+        self._pending_before: dict[int, int] | None = None  # document id -> pending chunks up to it
 
     # -- Qt model API ------------------------------------------------------------------
     def rowCount(self, parent: ModelIndex = ROOT) -> int:
@@ -90,18 +89,14 @@ class DocumentTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        """Cell text, tooltips, sort keys and the progress of a document being extracted."""
+        """Cell text, tooltips and the progress of a document being extracted."""
         if not index.isValid() or not 0 <= index.row() < len(self.rows):
             return None
         row, column = self.rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(row, column)
-        if role == SORT_ROLE:
-            return self._sort_key(row, column)
         if role == ID_ROLE:
             return row.id
-        if role == FILTER_ROLE:
-            return " ".join((row.name, row.title, *(value for _, value in row.metadata)))
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == STATUS and row.error:
                 return plain_tip(row.error)
@@ -207,6 +202,10 @@ class DocumentTableModel(QAbstractTableModel):
         if new and offset <= len(self.rows):
             self._append(new)
 
+    def page_failed(self) -> None:
+        """The read of a page failed (its sentence is shown elsewhere): scrolling may ask again."""
+        self.fetching = False
+
     def update(self, rows: list[DocumentSummary], total: int | None = None) -> None:
         """Show these rows (a few documents that changed): replace known ones; a new one is appended
         when every row of the query is already shown (else it is read with its page).
@@ -240,11 +239,12 @@ class DocumentTableModel(QAbstractTableModel):
         self.endInsertRows()
 
     def _reindex(self) -> None:
-        self._position, self._by_path, self._pending = {}, {}, {}
+        self._position, self._by_path, self._pending, self._pending_before = {}, {}, {}, None
         for position in range(len(self.rows)):
             self._index_row(position)
 
     def _index_row(self, position: int, replaced: DocumentSummary | None = None) -> None:
+        self._pending_before = None
         row = self.rows[position]
         if replaced is not None and replaced.id != row.id:
             self._position.pop(replaced.id, None)
@@ -293,11 +293,9 @@ class DocumentTableModel(QAbstractTableModel):
         """When this document should be done: chunks are extracted in document order."""
         if not run.active or run.seconds_per_chunk is None or not row.chunks_pending:
             return None
-        before = sum(n for document_id, n in self._pending.items() if document_id <= row.id)
-        return before * run.seconds_per_chunk
-
-    def _sort_key(self, row: DocumentSummary, column: int) -> Any:
-        keys = {NAME: row.name.casefold(), KIND: row.kind, SIZE: row.size, CHUNKS: row.chunks,
-                STATUS: status_text(row, self.run_view()), ENTITIES: row.entities,
-                AUTHOR: author_of(row).casefold(), DATE: date_of(row)}
-        return keys[column]
+        if self._pending_before is None:  # pending chunks up to each document, summed once per change
+            running, self._pending_before = 0, {}
+            for document_id in sorted(self._pending):
+                running += self._pending[document_id]
+                self._pending_before[document_id] = running
+        return self._pending_before.get(row.id, 0) * run.seconds_per_chunk

@@ -63,6 +63,7 @@ class DocumentsPanel(QWidget):
         self.reader.view = lambda: (self.model.query, self.model.rows_to_read())
         self.reader.shown = self.model.shown_ids
         self.model.fetch_wanted.connect(self.reader.read_more)
+        self.reader.failed.connect(lambda _failure: self.model.page_failed())
         self.model.query_changed.connect(self.refresh)
         self.deletion_read: BackgroundTask | None = None  # reading what a deletion would take with it
         self._build()
