@@ -117,3 +117,36 @@ def test_staleness_hashes_each_profiles_bundled_prompts_once_and_counts_in_sql(t
         assert len(stale) == 500  # unstamped chunks of no profile count as the asked profile's bundled prompts
         assert prompt_store.staleness(store, "compact") == (1000, 4000) == (len(prompt_store.stale_chunks(
             store, "compact")), 4000)  # compact's wrong stamp and lightrag's stamp
+
+
+def test_the_migration_counts_what_an_older_workspace_already_holds(tmp_path):
+    import sqlite3
+
+    from docatlas.core.storage.database import MIGRATIONS, SCHEMA_VERSION, _statements
+    from docatlas.core.storage.migrations import m014_document_counts
+
+    before = MIGRATIONS.index(m014_document_counts.SQL)
+    conn = sqlite3.connect(tmp_path / "old.sqlite")
+    for step in MIGRATIONS[:before]:
+        if isinstance(step, str):
+            for statement in _statements(step):
+                conn.execute(statement)
+        else:
+            step.apply(conn, _statements)
+    conn.executemany("INSERT INTO documents(id, path, title, kind, content_hash, size, status, added_at, updated_at)"
+                     " VALUES (?, ?, ?, 'txt', ?, 1, 'done', 0, 0)",
+                     [(d, f"/d/{d}.txt", str(d), str(d)) for d in (1, 2, 3)])
+    conn.executemany("INSERT INTO chunks(id, document_id, idx, text, tokens, status, updated_at)"
+                     " VALUES (?, ?, ?, 'text', 1, ?, 0)",
+                     [(1, 1, 0, "done"), (2, 1, 1, "failed"), (3, 2, 0, "pending"), (4, 2, 1, "empty")])
+    conn.executemany("INSERT INTO chunk_entities(chunk_id, key, name, type, description) VALUES (?, ?, ?, 'x', '')",
+                     [(1, "ada", "Ada"), (1, "alan", "Alan"), (2, "ada", "Ada"), (4, "grace", "Grace")])
+    conn.execute(f"PRAGMA user_version = {before}")
+    conn.commit()
+    conn.close()
+    with Store(tmp_path / "old.sqlite") as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert document_list.chunk_totals(store) == counted(store)
+        assert document_list.chunk_totals(store)[1] == {
+            "document_id": 1, "chunks": 2, "done": 1, "failed": 1, "pending": 0, "entities": 2}
+        assert document_list.chunk_totals(store)[3]["chunks"] == 0
