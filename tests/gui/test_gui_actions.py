@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from docatlas.gui.graph.flow import FlowBar
-from gui_helpers import wait_idle
+from gui_helpers import wait_idle, wait_read
 from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QToolBar
@@ -121,6 +121,7 @@ def test_ctrl_f_goes_to_the_filter_box_and_the_filter_narrows_the_table(qtbot, m
     window.actions_by_name["find"].trigger()
     assert window.focusWidget() is panel.search_box
     qtbot.keyClicks(panel.search_box, "ALPHA")
+    wait_read(qtbot, window)  # the filter runs in SQL, off the GUI thread
     shown = [panel.proxy.index(r, 0).data() for r in range(panel.proxy.rowCount())]
     assert shown == ["alpha.txt"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from docatlas.gui.models.documents_model import AUTHOR, DATE, NAME
 from fixtures.make_formats import make_eml, make_pptx, make_xlsx
-from gui_helpers import statuses, wait_idle
+from gui_helpers import statuses, wait_idle, wait_read
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
@@ -43,11 +43,14 @@ def test_mail_and_office_files_from_add_files(qtbot, make_window, tmp_path: Path
 
     panel.search_box.setFocus()
     QTest.keyClicks(panel.search_box, "grace")  # an author's name, not a file name
+    wait_read(qtbot, window)  # the filter runs in SQL, off the GUI thread
     assert set(shown_rows(panel)) == {"fleet.pptx"}
     panel.search_box.clear()
     QTest.keyClicks(panel.search_box, "charles@engines")  # the message's To, and its attachment's link
+    wait_read(qtbot, window)
     assert set(shown_rows(panel)) == {"figures.eml"}
     panel.search_box.clear()
+    wait_read(qtbot, window)
 
     row = next(r for r in range(panel.proxy.rowCount()) if panel.proxy.index(r, NAME).data() == "figures.eml")
     panel.table.scrollTo(panel.proxy.index(row, NAME))

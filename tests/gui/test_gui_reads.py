@@ -65,7 +65,7 @@ def test_progress_ticks_run_no_sql_on_the_gui_thread(qtbot, make_window, workspa
 
     assert len(ticks) > 5 and ticks[-1].stage == "done" and partial_reads, "the table followed the run"
     assert log.on_gui_thread == [], "SQL on the GUI thread:\n" + "\n".join(log.on_gui_thread)
-    assert any("FROM documents d LEFT JOIN chunks" in sql for sql in log.elsewhere)
+    assert any("FROM documents d LEFT JOIN document_counts" in sql for sql in log.elsewhere)
     assert max(partial_reads) <= 3  # the corpus's documents, never the workspace's
     shown = statuses(window)
     assert len(shown) == existing + 3 and {shown[n] for n in ("alpha.txt", "beta.md", "gamma.txt")} == {"done"}

@@ -16,8 +16,8 @@ from docatlas.core.graph.suggest import accept, get_suggestion, reject, suggest_
 from docatlas.core.graph.summarize import ModelSummarizer
 from docatlas.core.llm.replay import ReplayLLM
 from docatlas.core.prompts import store as prompt_store
+from docatlas.core.storage import document_list, scan_pages
 from docatlas.core.storage import metadata as stored_metadata
-from docatlas.core.storage import scan_pages
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.health import document_health
 
@@ -47,16 +47,17 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
     wanted = metadata_filter(store, args.where) if getattr(args, "where", None) else None
     rows = store.documents()
     scans = scan_pages.summaries(store, [doc.id for doc in rows])
+    counts = document_list.chunk_totals(store)  # kept per document: no chunk is read
+    parents = document_list.parents(store)
     for doc in rows:
         if wanted is not None and doc.id not in wanted:
             continue
-        counts = store.chunk_counts(doc.id)
+        kept = counts.get(doc.id, {})
         documents.append({
             "id": doc.id, "path": doc.path, "title": doc.title, "kind": doc.kind, "status": doc.status,
-            "error": doc.error, "chunks": sum(counts.values()),
-            "chunks_done": counts.get("done", 0) + counts.get("empty", 0),
+            "error": doc.error, "chunks": kept.get("chunks", 0), "chunks_done": kept.get("done", 0),
             "health": health.get(doc.id), "metadata": meta.get(doc.id, {}),
-            "part_of": stored_metadata.parent_of(store, doc.id),
+            "part_of": parents.get(doc.id),
             "ocr": _ocr_report(store, doc.id) if doc.id in scans else None,
         })
     report = {"workspace": str(store.path.parent), **store.counts(), "documents": documents}

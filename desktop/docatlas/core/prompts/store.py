@@ -274,25 +274,37 @@ def extraction_profile(store: Store, name: str) -> Profile:
 
 
 def stale_chunks(store: Store, profile_name: str) -> list[int]:
-    """Finished chunks extracted with other prompts than `profile_name` has now (ids, in order)."""
+    """Finished chunks extracted with other prompts than `profile_name` has now (ids, in order).
+
+    A chunk finished before prompts were stamped counts as extracted with the bundled prompts
+    of its profile: those are loaded and hashed once per profile, not once per chunk."""
     current = fingerprint(profile_for(store, profile_name))
-    defaults: dict[str, str] = {}  # profile -> fingerprint of its bundled prompts, computed once per call
+    defaults: dict[str, str] = {}  # profile -> fingerprint of its bundled prompts
     stale = []
     for chunk in stored.finished_chunk_stamps(store):
-        stamp = chunk.prompt_hash
-        if stamp is None:  # finished before prompts were stamped: the bundled prompts of its profile
-            profile = chunk.profile or ""
-            if profile not in defaults:
-                defaults[profile] = _default_fingerprint(profile or profile_name)
-            stamp = defaults[profile]
-        if stamp != current:
+        if _stamp(chunk.profile, chunk.prompt_hash, profile_name, defaults) != current:
             stale.append(chunk.id)
     return stale
 
 
 def staleness(store: Store, profile_name: str) -> tuple[int, int]:
-    """(Finished chunks extracted with other prompts, finished chunks)."""
-    return len(stale_chunks(store, profile_name)), stored.finished_chunk_count(store)
+    """(Finished chunks extracted with other prompts, finished chunks), counted per stamp in SQL
+    (a few groups, so opening a big workspace reads no chunk into Python)."""
+    current = fingerprint(profile_for(store, profile_name))
+    defaults: dict[str, str] = {}
+    groups = stored.finished_stamp_counts(store)
+    stale = sum(n for profile, stamp, n in groups if _stamp(profile, stamp, profile_name, defaults) != current)
+    return stale, sum(n for _, _, n in groups)
+
+
+def _stamp(profile: str | None, stamp: str | None, profile_name: str, defaults: dict[str, str]) -> str:
+    """A chunk's stamp; for one finished before stamping, its profile's bundled prompts' (cached in `defaults`)."""
+    if stamp is not None:
+        return stamp
+    name = profile or ""
+    if name not in defaults:
+        defaults[name] = _default_fingerprint(name or profile_name)
+    return defaults[name]
 
 
 def _default_fingerprint(name: str) -> str:

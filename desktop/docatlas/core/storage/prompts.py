@@ -90,6 +90,13 @@ def finished_chunk_stamps(store: Store) -> list[ChunkStamp]:
     return [ChunkStamp(int(r["id"]), r["profile"], r["prompt_hash"]) for r in rows]
 
 
+def finished_stamp_counts(store: Store) -> list[tuple[str | None, str | None, int]]:
+    """(profile, prompt fingerprint, finished chunks with that stamp): a few rows, counted in SQL."""
+    rows = store.query(f"SELECT profile, prompt_hash, COUNT(*) AS n FROM chunks WHERE status IN {FINISHED}"
+                       " GROUP BY profile, prompt_hash")
+    return [(r["profile"], r["prompt_hash"], int(r["n"])) for r in rows]
+
+
 def finished_chunk_count(store: Store) -> int:
     """How many chunks are finished (done or empty)."""
     return int(store.query(f"SELECT COUNT(*) AS n FROM chunks WHERE status IN {FINISHED}")[0]["n"])

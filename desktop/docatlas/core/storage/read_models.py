@@ -1,9 +1,9 @@
 """Read models of the window: the Documents list, the status bar counts, the passage viewer.
 
 Plain functions over a `Store`, run by the window on a background thread (never on the
-GUI thread). Every per-document read goes through the `(document_id, idx)` index of
-`chunks`, so reading the documents a progress tick names costs what those documents
-hold, not what the workspace holds.
+GUI thread). The counts come from `document_counts` (kept by triggers) and every
+per-document read goes through an index by document, so reading a page of the list, or the
+documents a progress tick names, costs what those documents hold, not what the workspace holds.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from docatlas.core.storage import document_list
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.document_list import DocumentQuery
 from docatlas.core.storage.health import HealthMark, health_marks
 from docatlas.core.storage.metadata import all_metadata, metadata_of
 from docatlas.core.storage.scan_pages import ScanSummary
@@ -56,27 +58,19 @@ class WorkspaceCounts:
     entities: int = 0
 
 
-_SUMMARY = (
-    "SELECT d.id, d.path, d.title, d.kind, d.size, d.status, d.error, COUNT(c.id) AS chunks,"
-    " COALESCE(SUM(c.status IN ('done', 'empty')), 0) AS done,"
-    " COALESCE(SUM(c.status = 'failed'), 0) AS failed,"
-    " COALESCE(SUM(c.status = 'pending'), 0) AS pending"
-    " FROM documents d LEFT JOIN chunks c ON c.document_id = d.id {where} GROUP BY d.id ORDER BY d.id"
-)
-
-
 def _marks(values: Sequence) -> str:
     return ",".join("?" * len(values))
 
 
-def _summaries(store: Store, where: str, params: Sequence, entities: dict[int, int]) -> list[DocumentSummary]:
-    rows = store.query(_SUMMARY.format(where=where), params)
-    marks = health_marks(store, [r["id"] for r in rows] if where else None)
-    meta = metadata_of(store, [r["id"] for r in rows]) if where else all_metadata(store)
-    scans = scan_summaries(store, [r["id"] for r in rows])
+def _summaries(store: Store, rows: list[dict], everything: bool = False) -> list[DocumentSummary]:
+    """Rows of `document_list` with their health marks, metadata and OCR pages (read by id)."""
+    ids = [r["id"] for r in rows]
+    marks = health_marks(store, None if everything else ids)
+    meta = all_metadata(store) if everything else metadata_of(store, ids)
+    scans = scan_summaries(store, ids)
     return [
         DocumentSummary(r["id"], r["path"], r["title"], r["kind"], r["size"] or 0, r["status"], r["error"] or "",
-                        r["chunks"], r["done"], r["failed"], r["pending"], entities.get(r["id"], 0),
+                        r["chunks"], r["done"], r["failed"], r["pending"], r["entities"],
                         marks.get(r["id"]), tuple(sorted(meta.get(r["id"], {}).items())),
                         ocr=scans.get(r["id"]))
         for r in rows
@@ -84,23 +78,19 @@ def _summaries(store: Store, where: str, params: Sequence, entities: dict[int, i
 
 
 def document_summaries(store: Store) -> list[DocumentSummary]:
-    """Every document with its chunk counts by status and the entities found in it (a full read)."""
-    entities = {r["id"]: r["n"] for r in store.query(
-        "SELECT c.document_id AS id, COUNT(DISTINCT e.key) AS n FROM chunk_entities e"
-        " JOIN chunks c ON c.id = e.chunk_id GROUP BY c.document_id")}
-    return _summaries(store, "", (), entities)
+    """Every document with its chunk counts by status and the entities found in it (a full read, by id)."""
+    return _summaries(store, document_list.page_rows(store, DocumentQuery(), 0, -1), everything=True)
 
 
-def summaries_of(store: Store, document_ids: Iterable[int]) -> list[DocumentSummary]:
-    """The rows of these documents only (gone ones are left out), by id."""
+def summaries_page(store: Store, query: DocumentQuery, offset: int, limit: int) -> list[DocumentSummary]:
+    """One page of the Documents list in the query's order and filter: what that page holds, no more."""
+    return _summaries(store, document_list.page_rows(store, query, offset, limit))
+
+
+def summaries_of(store: Store, document_ids: Iterable[int], text: str = "") -> list[DocumentSummary]:
+    """The rows of these documents only (gone ones, and those the filter `text` hides, left out), by id."""
     ids = sorted(set(document_ids))
-    if not ids:
-        return []
-    entities = {r["id"]: r["n"] for r in store.query(
-        "SELECT c.document_id AS id, COUNT(DISTINCT e.key) AS n FROM chunks c"
-        f" JOIN chunk_entities e ON e.chunk_id = c.id WHERE c.document_id IN ({_marks(ids)})"
-        " GROUP BY c.document_id", ids)}
-    return _summaries(store, f"WHERE d.id IN ({_marks(ids)})", ids, entities)
+    return _summaries(store, document_list.rows_of(store, ids, text)) if ids else []
 
 
 def document_ids_of(store: Store, paths: Iterable[str]) -> set[int]:
@@ -112,27 +102,18 @@ def document_ids_of(store: Store, paths: Iterable[str]) -> set[int]:
 
 
 def documents_with_work(store: Store) -> set[int]:
-    """Ids of the documents that have pending or failed chunks (through the status index)."""
-    return {r["document_id"] for r in store.query(
-        "SELECT DISTINCT document_id FROM chunks WHERE status IN ('pending', 'failed')")}
+    """Ids of the documents that have pending or failed chunks (through the kept counts)."""
+    return document_list.ids_with_work(store)
 
 
 def failed_document_paths(store: Store) -> list[str]:
     """Paths of the documents that failed to load or have failed chunks, oldest first."""
-    return [r["path"] for r in store.query(
-        "SELECT path FROM documents WHERE status = 'failed' OR id IN"
-        " (SELECT document_id FROM chunks WHERE status = 'failed') ORDER BY id")]
+    return document_list.failed_paths(store)
 
 
 def workspace_counts(store: Store) -> WorkspaceCounts:
-    """Documents, failed documents, chunks, pending chunks and entities, in one read."""
-    row = store.query(
-        "SELECT (SELECT COUNT(*) FROM documents) AS documents,"
-        " (SELECT COUNT(*) FROM documents WHERE status = 'failed' OR id IN"
-        "  (SELECT document_id FROM chunks WHERE status = 'failed')) AS failed,"
-        " (SELECT COUNT(*) FROM chunks) AS chunks,"
-        " (SELECT COUNT(*) FROM chunks WHERE status = 'pending') AS chunks_pending,"
-        " (SELECT COUNT(*) FROM entities) AS entities")[0]
+    """Documents, failed documents, chunks, pending chunks and entities, in one read of the kept counts."""
+    row = document_list.totals(store)
     return WorkspaceCounts(row["documents"], row["failed"], row["chunks"], row["chunks_pending"], row["entities"])
 
 

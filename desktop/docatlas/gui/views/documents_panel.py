@@ -1,15 +1,16 @@
 """The documents panel: add (buttons or drag and drop), the table, progress, run controls.
 
-The table is filled by the controller's `WorkspaceReader` off the GUI thread: in full when
-the workspace opens and after a run, and for the documents a progress tick names while a
-run goes on.
+The table is a model over a paged query, filled by the controller's `WorkspaceReader` off
+the GUI thread: its first rows when the workspace opens, after a run and when the sort or the
+filter changes (both run in SQL), the next page when the table is scrolled to its end, and
+the documents a progress tick names while a run goes on.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QIdentityProxyModel, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -32,15 +33,7 @@ from docatlas.core.storage.read_models import entities_only_in
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.formatting import duration
 from docatlas.gui.ingestion import IngestionController
-from docatlas.gui.models.documents_model import (
-    FILTER_ROLE,
-    ID_ROLE,
-    NAME,
-    SORT_ROLE,
-    STATUS,
-    DocumentTableModel,
-    RunView,
-)
+from docatlas.gui.models.documents_model import ID_ROLE, STATUS, DocumentTableModel, RunView
 from docatlas.gui.models.workspace_reader import DocumentsRead
 from docatlas.gui.tasks import BackgroundTask, TaskFailure
 from docatlas.gui.theme import error_style
@@ -63,14 +56,15 @@ class DocumentsPanel(QWidget):
         self.interaction = interaction
         self.setAcceptDrops(True)
         self.model = DocumentTableModel(self.run_view, self)
-        self.proxy = QSortFilterProxyModel(self)
+        self.proxy = QIdentityProxyModel(self)  # the view's model: sorting and filtering happen in SQL
         self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(SORT_ROLE)
-        self.proxy.setFilterKeyColumn(NAME)
-        self.proxy.setFilterRole(FILTER_ROLE)  # the name, the title and the metadata (author, sender, date)
-        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.actions = DocumentActions(self)
         self.reader = controller.reader
+        self.reader.view = lambda: (self.model.query, self.model.rows_to_read())
+        self.reader.shown = self.model.shown_ids
+        self.model.fetch_wanted.connect(self.reader.read_more)
+        self.reader.failed.connect(lambda _failure: self.model.page_failed())
+        self.model.query_changed.connect(self.refresh)
         self.deletion_read: BackgroundTask | None = None  # reading what a deletion would take with it
         self._build()
         self.reader.rows_read.connect(self._on_rows_read)
@@ -136,7 +130,7 @@ class DocumentsPanel(QWidget):
         self.table.setToolTip("Double-click a document to read its passages; right-click for more")
         self.search_box = QLineEdit(placeholderText="Filter by name, author, sender, subject or date (Ctrl+F)",
                                     clearButtonEnabled=True)
-        self.search_box.textChanged.connect(self.proxy.setFilterFixedString)
+        self.search_box.textChanged.connect(self.model.set_filter)
         self.preview = QPlainTextEdit(readOnly=True)
         self.preview.setPlaceholderText("Select a document to preview the start of its text.")
         self.preview.setMaximumBlockCount(2000)
@@ -203,11 +197,15 @@ class DocumentsPanel(QWidget):
         return self.reader.reading
 
     def _on_rows_read(self, found: DocumentsRead) -> None:
-        if found.whole:
-            self.model.refresh(found.rows)
+        if found.page:
+            self.model.add_page(found.offset, found.rows, found.total or 0, found.query)
+        elif found.query != self.model.query:
+            pass  # read for another order or filter: the read for this one is on its way
+        elif found.whole:
+            self.model.refresh(found.rows, found.total)
         else:
-            self.model.update(found.rows)
-        self.empty_hint.setVisible(not self.model.rows)
+            self.model.update(found.rows, found.total)
+        self.empty_hint.setVisible(not self.model.rows and not self.model.query.text)
         self._update_buttons()
 
     def say(self, text: str) -> None:
@@ -326,7 +324,7 @@ class DocumentsPanel(QWidget):
         self.cancel_button.setEnabled(ingesting)
         can_resume = c.can_resume()
         self.resume_button.setEnabled(can_resume)
-        self.retry_button.setEnabled(any(r.status == "failed" or r.chunks_failed for r in self.model.rows))
+        self.retry_button.setEnabled(self.reader.has_failures())
         self.delete_button.setEnabled(not c.busy and bool(self.table.selectionModel().selectedRows()))
         pending = 0 if c.busy or not c.workspace.is_open else c.workspace.pending_chunks()
         self.resume_banner.setVisible(bool(pending))
