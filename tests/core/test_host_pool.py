@@ -160,7 +160,7 @@ def test_a_host_dying_in_the_middle_of_a_reply_loses_no_call(three):
         for i in range(6):
             try:
                 results.append(ask(llm, f"w{n} q{i}"))
-            except BaseException as exc:  # noqa: BLE001 - the test reports any
+            except BaseException as exc:
                 errors.append(exc)
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
@@ -207,7 +207,7 @@ def test_ingest_with_repeated_host_refuses_a_host_without_the_model(three, tmp_p
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.txt").write_text("Ada Byron wrote to Alan Turing.", encoding="utf-8")
-    code, out, err = docatlas(capsys, "ingest", str(docs), "--host", three[0].host, "--host", three[1].host,
+    code, _out, err = docatlas(capsys, "ingest", str(docs), "--host", three[0].host, "--host", three[1].host,
                               "--model", MODEL)
     assert code == 1
     assert f"The model {MODEL} is not installed on the Ollama host {three[1].host}" in err
@@ -220,7 +220,7 @@ def test_ingest_with_repeated_host_spreads_the_chunks_and_prints_each_host(three
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "long.txt").write_text(long_document(80), encoding="utf-8")
-    code, out, err = docatlas(capsys, "ingest", str(docs), "--host", f"{three[0].host}*2", "--host",
+    code, _out, err = docatlas(capsys, "ingest", str(docs), "--host", f"{three[0].host}*2", "--host",
                               f"{three[1].host}*1", "--model", MODEL, "--chunk-tokens", "200",
                               "--overlap-tokens", "20")
     assert code == 0, err

@@ -17,8 +17,8 @@ import ollama
 
 from docatlas.core.base.errors import Cancelled, DocAtlasError, LLMError, OllamaUnreachable
 from docatlas.core.base.settings import Settings
-from docatlas.core.llm.ollama import OllamaLLM, normalize_host
 from docatlas.core.base.settings_hosts import HostSettingError, host_entries
+from docatlas.core.llm.ollama import OllamaLLM, normalize_host
 from docatlas.core.llm.pool import single_address
 from docatlas.core.llm.transport import is_this_computer, new_client
 
