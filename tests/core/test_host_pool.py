@@ -237,3 +237,31 @@ def test_bad_host_flag_is_one_sentence(tmp_path, capsys):
     (docs / "a.txt").write_text("Ada Byron wrote to Alan Turing.", encoding="utf-8")
     code, _, err = docatlas(capsys, "ingest", str(docs), "--host", "127.0.0.1:1*zero")
     assert code == 1 and "127.0.0.1:1*zero" in err and "Traceback" not in err
+
+
+def test_the_progress_line_draws_a_line_per_host_under_the_bar_naming_remote_ones():
+    import io
+
+    from docatlas.cli.progress import ProgressLine
+    from docatlas.core.base.progress import HostLoad, Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    hosts = (HostLoad("http://gpu1:11434", True, 3, 2, 40, 0, 12.5),
+             HostLoad("http://127.0.0.1:11434", False, 2, 0, 10, 2, 3.0, "set aside"))
+    screen = Terminal()
+    bar = ProgressLine(screen, columns=100)
+    bar.show(Progress(stage="extract", chunks_total=100, chunks_done=50, calls=50, hosts=hosts))
+    bar.finish()
+    lines = screen.getvalue().split("\n")
+    assert lines[1] == "  gpu1:11434, another computer: 12.5 calls/min, 40 calls, 2/3 in flight, ok\x1b[K"
+    assert lines[2].startswith("  127.0.0.1:11434: 3.0 calls/min, 10 calls, 2 failed, 0/2 in flight, set aside")
+    assert lines[2].endswith("\x1b[2A\r")  # back up to the bar, which is redrawn in place
+    plain = io.StringIO()
+    piped = ProgressLine(plain)
+    piped.show(Progress(stage="extract", hosts=hosts))
+    piped.finish()
+    assert "gpu1:11434, another computer: 12.5 calls/min" in plain.getvalue()
+    assert "127.0.0.1:11434: 3.0 calls/min, 10 calls, 2 failed, 0/2 in flight, set aside" in plain.getvalue()

@@ -20,6 +20,7 @@ from docatlas.core.base.settings import Settings
 from docatlas.core.base.settings_hosts import HostSettingError, host_entries
 from docatlas.core.llm.ollama import OllamaLLM, normalize_host
 from docatlas.core.llm.pool import single_address
+from docatlas.core.llm.protocol import full_name
 from docatlas.core.llm.transport import is_this_computer, new_client
 
 log = logging.getLogger("docatlas.gui.ollama")
@@ -90,11 +91,6 @@ def host_label(host: str) -> str:
         return normalize_host(single_address(host)).split("://", 1)[1] + count
     except (LLMError, HostSettingError):
         return host
-
-
-def full_name(name: str) -> str:
-    """Ollama's implicit tag: "qwen2.5" means "qwen2.5:latest"."""
-    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
 
 
 def _looks_like_embedding(name: str, family: str) -> bool:

@@ -30,7 +30,15 @@ from docatlas.core.llm.deadlines import Deadlines
 from docatlas.core.llm.failures import IncompleteStream as _IncompleteStream
 from docatlas.core.llm.failures import kind as _kind
 from docatlas.core.llm.pool import HostPool, pool_for, single_address
-from docatlas.core.llm.protocol import LLMReply, ResponseCache, cache_key, reply_options, strip_think
+from docatlas.core.llm.protocol import (
+    LLMReply,
+    ResponseCache,
+    cache_key,
+    full_name,
+    model_rows,
+    reply_options,
+    strip_think,
+)
 from docatlas.core.llm.repetition import RepetitionGuard
 from docatlas.core.llm.token_sink import TokenSink as _TokenSink
 from docatlas.core.llm.transport import normalize_host
@@ -138,7 +146,7 @@ class OllamaLLM:
             self.pool.check(self.model)  # every host must offer the model; one that does not answer waits
             return
         names = {m["name"] for m in self._list(retry=False)}
-        if _full_name(self.model) not in {_full_name(n) for n in names}:
+        if full_name(self.model) not in {full_name(n) for n in names}:
             raise _not_found(self.model)
 
     def list_models(self) -> list[dict]:
@@ -214,18 +222,7 @@ class OllamaLLM:
     # -- internals ------------------------------------------------------------------------
     def _list(self, *, retry: bool) -> list[dict]:
         def call() -> list[dict]:
-            models = []
-            for m in self._one_reply(self.client.list).models:
-                details = m.details
-                models.append(
-                    {
-                        "name": m.model or "",
-                        "size": int(m.size or 0),
-                        "family": (details.family if details else None) or "",
-                        "parameter_size": (details.parameter_size if details else None) or "",
-                    }
-                )
-            return sorted(models, key=lambda m: m["name"])
+            return model_rows(self._one_reply(self.client.list))
 
         if retry:
             return self._retrying(call, self.model, None)
@@ -397,11 +394,6 @@ class OllamaLLM:
 
 
 _not_found = failures.not_found
-
-
-def _full_name(name: str) -> str:
-    """Ollama's implicit tag: "qwen2.5" means "qwen2.5:latest"."""
-    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
 
 
 def _raise_if_cancelled(cancel: threading.Event | None) -> None:

@@ -30,6 +30,7 @@ from docatlas.core.base.settings import OllamaSettings
 from docatlas.core.base.settings_hosts import HostSettingError, host_entries
 from docatlas.core.llm import transport
 from docatlas.core.llm.failures import kind as fault_kind
+from docatlas.core.llm.protocol import full_name
 
 log = logging.getLogger("docatlas.llm.pool")
 
@@ -167,7 +168,7 @@ class HostPool(Generic[M]):
         errors: list[LLMError] = []
         for host in self.hosts:
             try:
-                names = {_full_name(m["name"]) for m in host.member.list_models()}
+                names = {full_name(m["name"]) for m in host.member.list_models()}
             except ModelNotFound:
                 raise
             except LLMError as exc:
@@ -175,7 +176,7 @@ class HostPool(Generic[M]):
                 self.set_aside(host, exc)
                 errors.append(exc)
                 continue
-            if _full_name(model) not in names:
+            if full_name(model) not in names:
                 raise ModelNotFound(
                     f"The model {model} is not installed on the Ollama host {shown_host(host)}; run "
                     f"`ollama pull {model}` there, or take that host out of the Ollama host setting.")
@@ -188,7 +189,7 @@ class HostPool(Generic[M]):
         errors: list[LLMError] = []
         for host in self.hosts:
             try:
-                listed = {_full_name(m["name"]): m for m in host.member.list_models()}
+                listed = {full_name(m["name"]): m for m in host.member.list_models()}
             except LLMError as exc:
                 errors.append(exc)
                 continue
@@ -262,8 +263,3 @@ def shown_host(host: PoolHost) -> str:
     """A host as a message names it: "gpu1:11434 (another computer)" or "127.0.0.1:11434"."""
     name = host.url.split("://", 1)[-1]
     return f"{name} (another computer)" if host.remote else name
-
-
-def _full_name(name: str) -> str:
-    """Ollama's implicit tag: "qwen2.5" means "qwen2.5:latest"."""
-    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
