@@ -154,7 +154,7 @@ def main() -> None:
     for number, (server, load) in enumerate(zip(servers, llm.host_loads(), strict=True), 1):
         received = server.ask("count")
         print(f"host {number} ({latencies[number - 1]:g} s, {slots[number - 1]} slots): {received} requests, "
-              f"{load.calls} answered, {load.failures} failed there and moved on")
+              f"{load.calls} answered, {load.failures} failed there (cut or refused) and moved on")
     print(f"nothing lost: {right} of {args.calls} calls answered with their own reply, {len(errors)} failed"
           + (f" (first: {errors[0]})" if errors else ""))
     alone = max(10, args.calls // 4)  # the same client on one host: what a call costs here without a pool

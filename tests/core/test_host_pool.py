@@ -229,6 +229,13 @@ def test_ingest_with_repeated_host_spreads_the_chunks_and_prints_each_host(three
     assert any(line.strip().startswith(three[0].host) and "/2 in flight" in line for line in lines)
     assert any(line.strip().startswith(three[1].host) and "/1 in flight" in line for line in lines)
     assert not any("another computer" in line for line in lines)  # both are 127.0.0.1
+    before = chats(three[0]) + chats(three[1])
+    embeds = sum(p == "/api/embed" for s in three[:2] for p in s.paths())
+    assert embeds > 0  # the embeddings went through the pool too
+    code, out, err = docatlas(capsys, "query", "Who wrote to Alan Turing?", "--host", three[0].host,
+                              "--host", three[1].host, "--mode", "naive")
+    assert code == 0, err
+    assert chats(three[0]) + chats(three[1]) > before and out.strip()  # the answer came from the pool
 
 
 def test_bad_host_flag_is_one_sentence(tmp_path, capsys):

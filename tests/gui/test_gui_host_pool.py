@@ -15,6 +15,7 @@ from fixtures.ollama_server import FakeOllama
 from gui_helpers import wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from test_gui_fit import LAPTOPS, on_screen
 
 
 @pytest.fixture
@@ -54,6 +55,11 @@ def test_each_host_load_is_shown_during_a_run_started_from_the_menu(qtbot, make_
     assert first_row.startswith(f"{server.host} — this computer") and "/2 in flight" in first_row
     assert second_row.startswith(f"{second.host} — this computer") and "/1 in flight" in second_row
     assert "calls/min" in first_row and "calls/min" in second_row
+    for width, height in LAPTOPS.values():  # the lines fit a laptop beside the run's controls
+        window.resize(width, height)
+        qtbot.waitUntil(lambda w=width: window.width() == w, timeout=5000)
+        assert all(on_screen(row, window) and row.width() >= row.sizeHint().width() for row in view.rows[:2])
+        assert on_screen(window.documents_panel.cancel_button, window)
     wait_idle(qtbot, window, 60_000)
     assert window.workspace.store.counts()["chunks_pending"] == 0
     assert chats(server) > 0 and chats(second) > 0  # the work was spread over both
