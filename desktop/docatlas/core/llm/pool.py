@@ -231,7 +231,10 @@ class HostPool(Generic[M]):
             host.in_flight -= 1
             if outcome is True:
                 host.calls += 1
-                host.answered_at.append(time.monotonic())
+                now = time.monotonic()
+                host.answered_at.append(now)
+                while now - host.answered_at[0] > RATE_WINDOW_S:  # kept to the last minute: memory stays flat
+                    host.answered_at.popleft()
                 if host.aside_until is not None or host.trial:
                     log.info("Ollama host %s answers again", host.url)
                 host.failures_in_row = 0
