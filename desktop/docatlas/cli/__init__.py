@@ -88,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     """Open the workspace and run one command in it."""
     from docatlas.cli.common import UserError
-    from docatlas.cli.guards import clean, note_remote_host, unusable_folder
+    from docatlas.cli.guards import clean, hosts_given, note_remote_host, unusable_folder
     from docatlas.core.base.settings import load_settings
     from docatlas.core.storage.database import Store
 
@@ -109,6 +109,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError(unusable_folder("settings", exc, hint)) from exc
     for warning in settings.warnings:
         print(f"note: {clean(warning)}", file=sys.stderr)  # values from settings.json, shown safely
+    settings = hosts_given(args, settings)  # --host, repeated: this run's pool of Ollama hosts
     note_remote_host(args, settings)
     with Store(paths.database_path(workspace)) as store:
         return command(args, store, settings)

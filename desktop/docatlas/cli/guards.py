@@ -88,16 +88,43 @@ def uses_ollama(args: argparse.Namespace) -> bool:
 
 
 def note_remote_host(args: argparse.Namespace, settings: Settings) -> None:
-    """Once per run (the CLI calls it once), on stderr: the Ollama host is another computer."""
+    """Once per run (the CLI calls it once), on stderr: which Ollama hosts are other computers."""
     from docatlas.core.base.errors import LLMError
+    from docatlas.core.base.settings_hosts import HostSettingError, host_entries
     from docatlas.core.llm.transport import is_this_computer, normalize_host
 
-    host = settings.ollama.host
-    if not uses_ollama(args) or is_this_computer(host):
+    if not uses_ollama(args):
         return
     try:
-        shown = normalize_host(host)
-    except LLMError:
-        shown = host
-    print(f"note: Ollama at {clean(shown)} is not this computer; the text of your documents and "
-          "questions is sent there.", file=sys.stderr)
+        addresses = [e.address for e in host_entries(settings.ollama.host)]
+    except HostSettingError:
+        addresses = [settings.ollama.host]
+    remote = []
+    for address in addresses:
+        if not is_this_computer(address):
+            try:
+                remote.append(clean(normalize_host(address)))
+            except LLMError:
+                remote.append(clean(address))
+    if len(remote) == 1:
+        print(f"note: Ollama at {remote[0]} is not this computer; the text of your documents and "
+              "questions is sent there.", file=sys.stderr)
+    elif remote:
+        print(f"note: the Ollama hosts {', '.join(remote[:-1])} and {remote[-1]} are not this computer; "
+              "the text of your documents and questions is sent to them.", file=sys.stderr)
+
+
+def hosts_given(args: argparse.Namespace, settings: Settings) -> Settings:
+    """The settings with `--host` (repeatable) as the Ollama hosts; a bad one is one sentence."""
+    given = getattr(args, "host", None)
+    if not given:
+        return settings
+    from docatlas.cli.common import UserError
+    from docatlas.core.base.settings_hosts import HostSettingError, host_entries
+
+    text = ", ".join(h.strip() for h in given)
+    try:
+        host_entries(text)
+    except HostSettingError as exc:
+        raise UserError(clean(str(exc))) from None
+    return settings.with_overrides(ollama__host=text)

@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--language", help="language of names and descriptions (default English)")
     ingest.add_argument("--loop-check", action=argparse.BooleanOptionalAction, default=None,
                         help="ask the model YES/NO before each gleaning round; NO ends them")
+    _host_option(ingest)
 
     exp = sub.add_parser("export", help="write the graph to a file")
     exp.add_argument("--format", choices=EXPORT_FORMATS, default="json")
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("--mode", choices=MODES, help="retrieval mode (default: the setting, mix)")
     query.add_argument("--json", action="store_true", help="print answer, context and references as JSON")
     _model_options(query)
+    _host_option(query)
 
     rebuild = sub.add_parser("rebuild", parents=[writes],
                              help="re-derive the graph from stored records; no document is read again")
@@ -183,3 +185,10 @@ def _non_negative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError("must not be negative")
     return value
+
+
+def _host_option(command: argparse.ArgumentParser) -> None:
+    """--host URL, repeatable: the Ollama hosts of this run instead of the setting (a pool when several)."""
+    command.add_argument("--host", action="append", metavar="URL",
+                         help="an Ollama host for this run, e.g. http://gpu1:11434*3 (*N: its calls in flight); "
+                              "repeat it to spread the work over several hosts")

@@ -47,6 +47,7 @@ from docatlas.gui.theme import apply_theme, error_style
 from docatlas.gui.views.chat_panel import ChatPanel
 from docatlas.gui.views.documents_panel import DocumentsPanel
 from docatlas.gui.views.gone_files_bar import GoneFilesBar
+from docatlas.gui.views.host_loads import HostLoadsView
 from docatlas.gui.views.ollama_status import OllamaStatusButton
 from docatlas.gui.views.workspace_bar import WorkspaceBar
 from docatlas.gui.window_fit import fit_to_screen, keep_on_screen
@@ -129,6 +130,9 @@ class MainWindow(QMainWindow):
         self.documents_panel = DocumentsPanel(self.ingestion, self.interaction)
         self.folder_sync = FolderSync(self.tasks, self.workspace, self.ingestion, lambda: self.settings, self)
         self.documents_panel.layout().insertWidget(2, GoneFilesBar(self.folder_sync))  # under the resume banner
+        self.host_loads = HostLoadsView(self.ingestion)  # each Ollama host's load, under the run's progress
+        self.documents_panel.layout().insertWidget(self.documents_panel.layout().indexOf(self.documents_panel.notice),
+                                                   self.host_loads)
         self.chat_panel = ChatPanel(self.tasks, self.workspace, lambda: self.settings, self.interaction)
         old_prompts, old_graph = self.prompts_tab, self.graph_tab
         self.graph_tab = GraphExplorer(self.workspace.store, tasks=self.tasks)

@@ -3,7 +3,9 @@
 `OllamaWatch` checks the host off the GUI thread (a probe job on the runner) every
 `POLL_MS`, so the status bar and the set-up dialog, which both draw from it, turn red within
 2 s of Ollama stopping and green again within 2 s of its return. A check still running is
-never doubled.
+never doubled. With several hosts the probe holds each host's check (`OllamaProbe.hosts`), so
+the status bar and the dialog can name the hosts that do not answer and those that are not
+this computer (`admin.remote_hosts`).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from docatlas.core.base.settings_checks import checked_section
+from docatlas.core.base.settings_hosts import total_slots
 
 log = logging.getLogger("docatlas.settings")
 
@@ -38,6 +39,11 @@ class OllamaSettings:
     num_predict: int = 2048  # room reserved for the reply
     temperature: float = 0.0
     proxy: str = ""  # an HTTP proxy for Ollama; the environment's proxies are never used for it
+
+    @property
+    def total_parallel(self) -> int:
+        """Calls in flight over every host of `host` (`gpu1:11434*3, b:11434`: 3 + `parallel`)."""
+        return total_slots(self.host, self.parallel)
 
 
 @dataclass(frozen=True)

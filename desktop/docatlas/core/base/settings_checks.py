@@ -12,6 +12,8 @@ import json
 import math
 from dataclasses import MISSING, Field, fields
 
+from docatlas.core.base.settings_hosts import HostSettingError, host_entries
+
 BIG = 1_000_000_000  # no practical upper limit
 
 RANGES: dict[str, tuple[float, float]] = {
@@ -89,6 +91,11 @@ def _text(name: str, value: object) -> tuple[object, str | None]:
         if value in choices:
             return value, None
         return None, "must be one of " + ", ".join(f'"{c}"' for c in choices)
+    if name == "host" and isinstance(value, str) and value.strip():
+        try:
+            host_entries(value)
+        except HostSettingError as exc:  # e.g. "gpu1:11434*x": the sentence names the entry
+            return None, "is not usable (" + str(exc).rstrip(".") + ")"
     if isinstance(value, str) and (value.strip() or name in OPTIONAL_TEXT):
         return value.strip(), None
     return None, "must be a non-empty text"

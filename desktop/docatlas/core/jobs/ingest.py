@@ -273,7 +273,7 @@ def _extract_all(
 ) -> Iterator[dict]:
     """Run extraction over `work` with at most `parallel` calls in flight; store each result."""
     profile = extraction_profile(store, settings.extraction.profile)  # the user's prompts; stamps the chunks
-    parallel = max(1, settings.ollama.parallel)
+    parallel = max(1, settings.ollama.total_parallel)
     remaining = {c.document_id: 0 for c in work}
     for c in work:
         remaining[c.document_id] += 1

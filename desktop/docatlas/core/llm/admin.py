@@ -7,20 +7,21 @@ when the user asks for it.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 import httpx
 import ollama
 
 from docatlas.core.base.errors import Cancelled, DocAtlasError, LLMError, OllamaUnreachable
 from docatlas.core.base.settings import Settings
+from docatlas.core.base.settings_hosts import HostSettingError, host_entries
 from docatlas.core.llm.ollama import OllamaLLM, normalize_host
-from docatlas.core.llm.transport import new_client
+from docatlas.core.llm.pool import single_address
+from docatlas.core.llm.protocol import full_name
+from docatlas.core.llm.transport import is_this_computer, new_client
 
 log = logging.getLogger("docatlas.gui.ollama")
 
@@ -49,6 +50,7 @@ class OllamaProbe:
     error: str = ""  # one sentence when not reachable
     remote: bool = False
     missing: tuple[str, ...] = field(default=())  # configured models that are not installed
+    hosts: tuple[OllamaProbe, ...] = ()  # several hosts: what each one's check found
 
     @property
     def ready(self) -> bool:
@@ -66,30 +68,29 @@ class PullStatus:
 
 
 def is_remote(host: str) -> bool:
-    """True when the host is not this computer (documents would leave it)."""
+    """True when the host (or one of several) is not this computer (documents would leave it)."""
+    return not is_this_computer(host)  # an address that cannot be read is not sent anything
+
+
+def remote_hosts(host: str) -> list[str]:
+    """The hosts of the setting that are not this computer, as people write them."""
     try:
-        name = (urlsplit(normalize_host(host)).hostname or "").lower()
-    except LLMError:
-        return False
-    if name == "localhost":
-        return False
-    try:
-        return not ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return True
+        entries = host_entries(host)
+    except HostSettingError:
+        return []
+    return [host_label(e.address) for e in entries if not is_this_computer(e.address)]
 
 
 def host_label(host: str) -> str:
-    """The host as people write it: "127.0.0.1:11434"."""
+    """The host as people write it: "127.0.0.1:11434" (several: joined by commas)."""
     try:
-        return normalize_host(host).split("://", 1)[1]
-    except LLMError:
+        entries = host_entries(host)
+        if len(entries) > 1:
+            return ", ".join(host_label(e.written()) for e in entries)
+        count = f"*{entries[0].slots}" if entries and entries[0].slots else ""
+        return normalize_host(single_address(host)).split("://", 1)[1] + count
+    except (LLMError, HostSettingError):
         return host
-
-
-def full_name(name: str) -> str:
-    """Ollama's implicit tag: "qwen2.5" means "qwen2.5:latest"."""
-    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
 
 
 def _looks_like_embedding(name: str, family: str) -> bool:
@@ -98,7 +99,13 @@ def _looks_like_embedding(name: str, family: str) -> bool:
 
 
 def probe(settings: Settings) -> OllamaProbe:
-    """Ask the host for its models (one attempt, short connect timeout); never raises."""
+    """Ask the host (each of several) for its models (one attempt, short connect timeout); never raises."""
+    try:
+        entries = host_entries(settings.ollama.host)
+    except HostSettingError as exc:
+        return OllamaProbe(settings.ollama.host, False, error=str(exc))
+    if len(entries) > 1:
+        return _pool_probe(settings, [probe(settings.with_overrides(ollama__host=e.address)) for e in entries])
     quick = settings.with_overrides(
         ollama__retries=0, ollama__connect_timeout_s=min(PROBE_CONNECT_S, settings.ollama.connect_timeout_s))
     remote = is_remote(settings.ollama.host)
@@ -123,6 +130,19 @@ def probe(settings: Settings) -> OllamaProbe:
     return OllamaProbe(llm.host, True, models, remote=remote, missing=missing)
 
 
+def _pool_probe(settings: Settings, each: list[OllamaProbe]) -> OllamaProbe:
+    """Several hosts' checks as one: reachable when one is; the models all answering hosts have."""
+    answering = [p for p in each if p.reachable]
+    label = ", ".join(p.host for p in each)
+    remote = any(p.remote for p in each)
+    if not answering:
+        return OllamaProbe(label, False, error=" ".join(p.error for p in each), remote=remote, hosts=tuple(each))
+    names = set.intersection(*({full_name(m.name) for m in p.models} for p in answering))
+    models = tuple(m for m in answering[0].models if full_name(m.name) in names)
+    missing = tuple(f"{name} on {host_label(p.host)}" for p in answering for name in p.missing)
+    return OllamaProbe(label, True, models, remote=remote, missing=missing, hosts=tuple(each))
+
+
 def _model_info(client: ollama.Client, listed: dict) -> ModelInfo:
     name = listed["name"]
     embedding = _looks_like_embedding(name, listed["family"])
@@ -136,10 +156,23 @@ def _model_info(client: ollama.Client, listed: dict) -> ModelInfo:
 
 
 def pull_model(settings: Settings, name: str, cancel: threading.Event) -> Iterator[PullStatus]:
-    """Have Ollama download `name`, yielding its progress; raises LLMError or Cancelled."""
+    """Have Ollama (every host of several, one after the other) download `name`, yielding its progress.
+
+    Raises LLMError or Cancelled.
+    """
     name = name.strip()
     if not name:
         raise LLMError("Type the name of the model to pull, for example qwen2.5:7b.")
+    try:
+        entries = host_entries(settings.ollama.host)
+    except HostSettingError as exc:
+        raise LLMError(str(exc)) from None
+    for entry in entries or (None,):
+        one = settings if entry is None else settings.with_overrides(ollama__host=entry.address)
+        yield from _pull_one(one, name, cancel)
+
+
+def _pull_one(settings: Settings, name: str, cancel: threading.Event) -> Iterator[PullStatus]:
     host = normalize_host(settings.ollama.host)
     client = new_client(settings.ollama, host, read_timeout=None)  # never through the environment's proxy
     log.info("pulling %s through %s", name, host)

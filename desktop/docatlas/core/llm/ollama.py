@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TypeVar
 
 import ollama
@@ -28,8 +29,18 @@ from docatlas.core.llm.breaker import Breaker
 from docatlas.core.llm.deadlines import Deadlines
 from docatlas.core.llm.failures import IncompleteStream as _IncompleteStream
 from docatlas.core.llm.failures import kind as _kind
-from docatlas.core.llm.protocol import LLMReply, ResponseCache, cache_key, reply_options, strip_think
+from docatlas.core.llm.pool import HostPool, pool_for, single_address
+from docatlas.core.llm.protocol import (
+    LLMReply,
+    ResponseCache,
+    cache_key,
+    full_name,
+    model_rows,
+    reply_options,
+    strip_think,
+)
 from docatlas.core.llm.repetition import RepetitionGuard
+from docatlas.core.llm.token_sink import TokenSink as _TokenSink
 from docatlas.core.llm.transport import normalize_host
 
 __all__ = ["OllamaLLM", "normalize_host"]
@@ -46,27 +57,12 @@ _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 T = TypeVar("T")
 
 
-class _TokenSink:
-    """Relays streamed pieces, and after a retry only what the reader has not had yet."""
-
-    def __init__(self, on_token: Callable[[str], None]):
-        self.on_token = on_token
-        self.sent = 0  # characters the reader has
-        self.attempt = 0  # characters of the current attempt
-
-    def restart(self) -> None:
-        """A new attempt begins (a stream was cut and the call is retried)."""
-        self.attempt = 0
-
-    def __call__(self, piece: str) -> None:
-        start, self.attempt = self.attempt, self.attempt + len(piece)
-        if self.attempt > self.sent:
-            self.on_token(piece[max(0, self.sent - start):])
-            self.sent = self.attempt
-
-
 class OllamaLLM:
-    """LLM backed by a local (or LAN) Ollama; thread-safe, one shared HTTP client."""
+    """LLM backed by a local (or LAN) Ollama; thread-safe, one shared HTTP client.
+
+    When the host setting names several hosts, every call goes through a `pool.HostPool` of
+    single-host clients (`self.pool`); the reply cache stays here, keyed without the host.
+    """
 
     def __init__(
         self,
@@ -77,19 +73,20 @@ class OllamaLLM:
         self.settings = settings
         self.cache = cache
         self.model = model or settings.model
-        self.host = normalize_host(settings.host)
+        from docatlas.core.base.tokens import TokenRatios  # tiktoken loads on first use, not at import
+
+        self.ratios = TokenRatios()  # the model's tokens per one of ours, learned from its replies
+        self.pool: HostPool[OllamaLLM] | None = pool_for(settings, self._member)
+        self.host = self.pool.label if self.pool else normalize_host(single_address(settings.host))
         self.sockets = transport.CallSockets()
         self.deadlines = Deadlines(self.sockets)
         self.breaker = Breaker(self.host)
-        self.client = self._new_client()
-        self.calls = 0
+        self.client = self.pool.hosts[0].member.client if self.pool else self._new_client()
+        self._calls = 0
         self.cache_hits = 0
         self._lock = threading.Lock()
         self._contexts: dict[str, int] = {}
         self._no_think: set[str] = set()
-        from docatlas.core.base.tokens import TokenRatios  # tiktoken loads on first use, not at import
-
-        self.ratios = TokenRatios()  # the model's tokens per one of ours, learned from its replies
         # told (retry number, retries allowed) before each retry, from the calling thread
         self.on_retry: Callable[[int, int], None] | None = None
 
@@ -119,8 +116,14 @@ class OllamaLLM:
             log.debug("cache hit for %s (%s)", model, key[:12])
             return LLMReply(hit, 0, 0, True, time.monotonic() - started)
         _raise_if_cancelled(cancel)
-        options["num_ctx"] = self.num_ctx(messages, predict, model)
         sink = _TokenSink(on_token) if on_token is not None else None
+        if self.pool is not None:  # a host that fails hands the call to another; the sink sends only what is new
+            reply = self.pool.run(lambda member: member.chat(messages, format=format, num_predict=predict,
+                                                             cancel=cancel, on_token=sink and sink.restarted()), cancel)
+            if reply.text and self.cache is not None and reply.done_reason == "stop":
+                self.cache.put(key, model, reply.text)
+            return replace(reply, seconds=time.monotonic() - started)
+        options["num_ctx"] = self.num_ctx(messages, predict, model)
 
         def attempt() -> tuple[str, int, int, str]:
             if sink is not None:
@@ -139,12 +142,17 @@ class OllamaLLM:
 
     def check(self) -> None:
         """Raise OllamaUnreachable or ModelNotFound (one user sentence) unless ready to run."""
+        if self.pool is not None:
+            self.pool.check(self.model)  # every host must offer the model; one that does not answer waits
+            return
         names = {m["name"] for m in self._list(retry=False)}
-        if _full_name(self.model) not in {_full_name(n) for n in names}:
+        if full_name(self.model) not in {full_name(n) for n in names}:
             raise _not_found(self.model)
 
     def list_models(self) -> list[dict]:
-        """Installed models: name, size (bytes), family, parameter_size; sorted by name."""
+        """Installed models: name, size (bytes), family, parameter_size; sorted by name (a pool: on every host)."""
+        if self.pool is not None:
+            return self.pool.common_models()
         return self._list(retry=True)
 
     def context_length(self, model: str | None = None) -> int:
@@ -153,6 +161,8 @@ class OllamaLLM:
         with self._lock:
             if name in self._contexts:
                 return self._contexts[name]
+        if self.pool is not None:
+            return self.pool.run(lambda member: member.context_length(name))
         shown = self._retrying(lambda: self._one_reply(lambda: self.client.show(name)), name, None)
         info = dict(shown.modelinfo or {})
         arch = info.get("general.architecture")
@@ -186,29 +196,33 @@ class OllamaLLM:
         if not texts:
             return []
         name = model or self.settings.embed_model
+        if self.pool is not None:
+            return self.pool.run(lambda member: member.embed(texts, name))
         result = self._retrying(lambda: self._one_reply(lambda: self.client.embed(model=name, input=texts)),
                                 name, None)
         return [list(map(float, vec)) for vec in result.embeddings]
 
     def close(self) -> None:
         """Close the HTTP connections."""
+        if self.pool is not None:
+            for host in self.pool.hosts:
+                host.member.close()
+            return
         self.client.close()
+
+    @property
+    def calls(self) -> int:
+        """Model calls made (over every host of a pool)."""
+        return self._calls if self.pool is None else sum(h.member.calls for h in self.pool.hosts)
+
+    def host_loads(self) -> tuple:
+        """Each host's `HostLoad` (calls per minute, state); one host reports none."""
+        return self.pool.loads() if self.pool is not None else ()
 
     # -- internals ------------------------------------------------------------------------
     def _list(self, *, retry: bool) -> list[dict]:
         def call() -> list[dict]:
-            models = []
-            for m in self._one_reply(self.client.list).models:
-                details = m.details
-                models.append(
-                    {
-                        "name": m.model or "",
-                        "size": int(m.size or 0),
-                        "family": (details.family if details else None) or "",
-                        "parameter_size": (details.parameter_size if details else None) or "",
-                    }
-                )
-            return sorted(models, key=lambda m: m["name"])
+            return model_rows(self._one_reply(self.client.list))
 
         if retry:
             return self._retrying(call, self.model, None)
@@ -252,7 +266,7 @@ class OllamaLLM:
         on_token: Callable[[str], None] | None,
     ) -> tuple[str, int, int, str]:
         with self._lock:
-            self.calls += 1
+            self._calls += 1
         log.debug("chat %s num_ctx=%s", model, options.get("num_ctx"))
         stream: Iterator[ollama.ChatResponse] = self.deadlines.guard(self.client.chat(
             model=model,
@@ -315,6 +329,12 @@ class OllamaLLM:
             old, self.client = self.client, self._new_client()
         old._client.close()
 
+    def _member(self, settings: OllamaSettings) -> OllamaLLM:
+        """One host's client for the pool: its own sockets, deadlines and breaker; the pool retries."""
+        member = OllamaLLM(settings, model=self.model)
+        member.ratios = self.ratios  # one learned token ratio per model, whichever host answered
+        return member
+
     def _new_client(self) -> ollama.Client:
         # no proxy from the environment ever sees the text sent to Ollama (transport.py)
         return transport.new_client(self.settings, self.host, self.sockets)
@@ -374,11 +394,6 @@ class OllamaLLM:
 
 
 _not_found = failures.not_found
-
-
-def _full_name(name: str) -> str:
-    """Ollama's implicit tag: "qwen2.5" means "qwen2.5:latest"."""
-    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
 
 
 def _raise_if_cancelled(cancel: threading.Event | None) -> None:

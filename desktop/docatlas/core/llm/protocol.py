@@ -124,3 +124,22 @@ def strip_think(text: str) -> str:
     if cut != -1:  # unclosed: everything after it is thinking, maybe all of it
         text = text[:cut]
     return text.strip()
+
+
+def full_name(name: str) -> str:
+    """Ollama's implicit tag: "qwen2.5" means "qwen2.5:latest"."""
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
+def model_rows(listed: Any) -> list[dict]:
+    """Ollama's /api/tags reply as rows: name, size (bytes), family, parameter_size; sorted by name."""
+    models = []
+    for m in listed.models:
+        details = m.details
+        models.append({
+            "name": m.model or "",
+            "size": int(m.size or 0),
+            "family": (details.family if details else None) or "",
+            "parameter_size": (details.parameter_size if details else None) or "",
+        })
+    return sorted(models, key=lambda m: m["name"])

@@ -63,12 +63,23 @@ def normalize_host(host: str | None) -> str:
 
 
 def is_this_computer(host: str) -> bool:
-    """True when the (normalised or raw) host is a loopback address or localhost."""
+    """True when the (normalised or raw) host is a loopback address, localhost or this machine's name.
+
+    A setting with several hosts is this computer only when every one of them is.
+    """
+    if "," in host or "*" in host:
+        from docatlas.core.base.settings_hosts import HostSettingError, host_entries
+
+        try:
+            entries = host_entries(host)
+        except HostSettingError:
+            return True
+        return all(is_this_computer(e.address) for e in entries)
     try:
         name = (urlsplit(normalize_host(host)).hostname or "").lower()
     except LLMError:
         return True
-    if name == "localhost":
+    if name in ("localhost", "localhost.localdomain") or name == socket.gethostname().lower():
         return True
     try:
         return ipaddress.ip_address(name).is_loopback

@@ -91,7 +91,7 @@ def embed_pending(store: Store, llm: Embedder, settings: Settings,
                         warnings=(warning,) if warning else ())
 
     yield progress(message=f"Embedding {total} items")  # not "Embedded 0 of N": nothing is done yet
-    parallel = max(1, settings.ollama.parallel)
+    parallel = max(1, settings.ollama.total_parallel)
     pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="docatlas-embed")
     try:
         while True:

@@ -3,6 +3,10 @@
 Shown on the first run and whenever Ollama cannot be reached. It checks the host in the
 background (never blocking the window), lists the installed models for chat and for
 embeddings, and pulls a model only when the person presses Pull.
+
+The host field takes several hosts separated by commas, each with its calls in flight after
+`*` (`gpu1:11434*3, 127.0.0.1:11434`); the check then lists each host, names every one that
+is not this computer, and offers the models all of them have.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ from PySide6.QtWidgets import (
 
 from docatlas.core.base import paths
 from docatlas.core.base.settings import Settings, save_settings
-from docatlas.core.llm.admin import ModelInfo, OllamaProbe, PullStatus, full_name, is_remote
+from docatlas.core.base.settings_hosts import HostSettingError, host_entries
+from docatlas.core.llm.admin import ModelInfo, OllamaProbe, PullStatus, full_name, host_label, remote_hosts
 from docatlas.gui.dialogs.interaction import Interaction
 from docatlas.gui.formatting import human_size
 from docatlas.gui.jobs import probe_job, pull_job
@@ -49,6 +54,28 @@ PULL_NOTICE = ("Pull downloads the model from the internet (ollama.com) through 
                "time DocAtlas lets Ollama go online, and only when you press Pull.")
 REMOTE_WARNING = ("This host is not this computer: the text of your documents and questions will be sent "
                   "to it. Use it only if you trust that machine and the network to it.")
+HOSTS_HINT = "127.0.0.1:11434 — or several: gpu1:11434*3, 127.0.0.1:11434 (*N: its calls at once)"
+
+
+def remote_warning(host: str) -> str:
+    """The warning naming the hosts of `host` that are not this computer ("" when none is)."""
+    remote = remote_hosts(host)
+    if len(remote) <= 1 and "," not in host:
+        return REMOTE_WARNING if remote else ""
+    if not remote:
+        return ""
+    names = ", ".join(remote)
+    return (f"Not this computer: {names}. The text of your documents and questions will be sent there; use "
+            "them only if you trust those machines and the network to them.")
+
+
+def host_line(probe: OllamaProbe) -> str:
+    """One host of several, as the dialog lists it: "gpu1:11434 — another computer: reachable, 5 models"."""
+    where = "another computer" if probe.remote else "this computer"
+    if not probe.reachable:
+        return f"{host_label(probe.host)} — {where}: not reachable"
+    missing = f"; not installed: {', '.join(probe.missing)}" if probe.missing else ""
+    return f"{host_label(probe.host)} — {where}: reachable, {len(probe.models)} models{missing}"
 
 
 def model_label(model: ModelInfo) -> str:
@@ -90,7 +117,9 @@ class OllamaSetupDialog(QDialog):
         self.status_label.setFont(font)
 
         self.host_edit = QLineEdit()
-        self.host_edit.setPlaceholderText("127.0.0.1:11434")
+        self.host_edit.setPlaceholderText(HOSTS_HINT)
+        self.host_edit.setToolTip("The Ollama host; several separated by commas, each with its calls at once "
+                                  "after *, e.g. gpu1:11434*3, 127.0.0.1:11434")
         self.host_edit.textChanged.connect(self._host_changed)
         self.check_button = QPushButton("Check Again", clicked=self.check)
         host_row = QHBoxLayout()
@@ -98,6 +127,8 @@ class OllamaSetupDialog(QDialog):
         host_row.addWidget(self.check_button)
         self.remote_label = QLabel(REMOTE_WARNING, wordWrap=True, textFormat=Qt.TextFormat.PlainText)
         self.remote_label.setStyleSheet("color: #ef6c00;")
+        self.hosts_label = QLabel(wordWrap=True, textFormat=Qt.TextFormat.PlainText)  # several hosts: each one
+        self.hosts_label.hide()
         env = os.environ.get("OLLAMA_HOST")
         self.env_label = QLabel(f"OLLAMA_HOST is set to {env} in the environment; it wins over this setting "
                                 "when DocAtlas starts." if env else "", wordWrap=True)
@@ -108,10 +139,12 @@ class OllamaSetupDialog(QDialog):
         self.context_spin.setToolTip("The most context DocAtlas asks for, whatever the model allows; "
                                      "more needs more memory")
         self.parallel_spin = QSpinBox(minimum=1, maximum=16)
-        self.parallel_spin.setToolTip("Model calls in flight at once; match OLLAMA_NUM_PARALLEL")
+        self.parallel_spin.setToolTip("Model calls in flight at once on a host without *N; match "
+                                      "OLLAMA_NUM_PARALLEL")
         form = QFormLayout()
         form.addRow("Ollama host:", host_row)
         form.addRow("", self.remote_label)
+        form.addRow("", self.hosts_label)
         form.addRow("", self.env_label)
         form.addRow("Chat model:", self.chat_box)
         form.addRow("Embedding model:", self.embed_box)
@@ -191,6 +224,8 @@ class OllamaSetupDialog(QDialog):
     def show_probe(self, probe: OllamaProbe) -> None:
         """Show what a check found."""
         self.last_probe = probe
+        self.hosts_label.setText("\n".join(host_line(p) for p in probe.hosts))
+        self.hosts_label.setVisible(bool(probe.hosts))
         if not probe.reachable:
             self.status_label.setText(probe.error)
             self.status_label.setStyleSheet(error_style())
@@ -199,6 +234,10 @@ class OllamaSetupDialog(QDialog):
             self._recheck.stop()
             count = len(probe.models)
             text = f"Connected to Ollama at {probe.host}; {count} model{'s' if count != 1 else ''} installed."
+            if probe.hosts:
+                answering = sum(p.reachable for p in probe.hosts)
+                text = (f"Connected to {answering} of {len(probe.hosts)} Ollama hosts; {count} "
+                        f"model{'s are' if count != 1 else ' is'} on every one that answers.")
             if probe.missing:
                 text += " Not installed yet: " + ", ".join(probe.missing) + " (pull them below or choose others)."
             self.status_label.setText(text)
@@ -225,7 +264,9 @@ class OllamaSetupDialog(QDialog):
             box.setCurrentIndex(max(0, found))
 
     def _host_changed(self, text: str) -> None:
-        self.remote_label.setVisible(is_remote(text or self.settings.ollama.host))
+        warning = remote_warning(text or self.settings.ollama.host)
+        self.remote_label.setText(warning)
+        self.remote_label.setVisible(bool(warning))
 
     # -- pulling -----------------------------------------------------------------------
     def pull(self) -> None:
@@ -277,6 +318,12 @@ class OllamaSetupDialog(QDialog):
     def save(self) -> None:
         """Save the settings (settings.json in the config dir) and close."""
         settings = self.edited_settings()
+        try:
+            host_entries(settings.ollama.host)
+        except HostSettingError as exc:  # e.g. "gpu1:11434*x": say which entry, keep the dialog open
+            self.status_label.setText(str(exc))
+            self.status_label.setStyleSheet(error_style())
+            return
         try:
             save_settings(settings, paths.settings_path())
         except OSError as exc:

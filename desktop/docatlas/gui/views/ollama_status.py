@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QToolButton, QWidget
 
 from docatlas.core.base.settings import Settings
-from docatlas.core.llm.admin import OllamaProbe, host_label, is_remote
+from docatlas.core.llm.admin import OllamaProbe, host_label, is_remote, remote_hosts
 from docatlas.gui.formatting import button_text, plain_tip
 
 GREEN, RED, AMBER, GREY = "#2e7d32", "#c62828", "#ef6c00", "#757575"
@@ -42,7 +42,12 @@ class OllamaStatusButton(QToolButton):
                f"Embedding model: {o.embed_model}"]
         if probe is not None and probe.error:
             tip.append(probe.error)
-        if remote:
+        if probe is not None and probe.hosts:  # several hosts: each one's check
+            tip.extend(f"{host_label(p.host)}: {'reachable' if p.reachable else 'not reachable'}" for p in probe.hosts)
+        if remote and "," in o.host:
+            names = ", ".join(remote_hosts(o.host))
+            tip.append(f"Not this computer: {names}; the text of your documents is sent there.")
+        elif remote:
             tip.append("This host is not this computer: the text of your documents is sent to it.")
         tip.append("Click to set up Ollama.")
         self.setToolTip(plain_tip("\n".join(tip)))
