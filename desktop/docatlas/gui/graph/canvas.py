@@ -280,6 +280,8 @@ class GraphCanvas(CanvasInput, QWidget):
             self._paint_empty(painter)
         self.paint_overlay(painter)
         painter.end()
+        if self._settle.isActive():  # the rest is counted from the frame painted: a slow frame is no rest
+            self._settle.start()
 
     def _image_covers(self, to_widget: QTransform) -> bool:
         ratio = self._image.image.devicePixelRatio()
