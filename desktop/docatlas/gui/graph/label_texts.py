@@ -13,7 +13,7 @@ from PySide6.QtGui import QFont, QFontMetricsF, QStaticText, QTransform
 
 from docatlas.gui.graph.overview import Overview
 
-MOST = 20_000  # node labels kept laid out; the cache starts again past this
+MOST = 5_000  # node labels kept laid out (a frame draws at most a few hundred); the cache starts again past this
 
 
 def static_text(text: str, font: QFont) -> QStaticText:
@@ -32,7 +32,7 @@ class LabelTexts:
         self.metrics = QFontMetricsF(font)
         self._names: list[str] | None = None
         self._widths: dict[int, float] = {}
-        self._static: dict[tuple[int, bool], QStaticText] = {}
+        self._static: dict[tuple[str, bool], QStaticText] = {}
         self._overview: Overview | None = None
         self.disc_order: list[int] = []
         self.disc_widths: list[float] = []
@@ -51,12 +51,13 @@ class LabelTexts:
 
     def static(self, node: int, bold: bool) -> QStaticText:
         """A node's label laid out, in bold (selected, hovered) or the regular font."""
-        key = (node, bold)
+        name = self._names[node]
+        key = (name, bold)  # by the text itself, so it can never show another text
         laid_out = self._static.get(key)
         if laid_out is None:
             if len(self._static) >= MOST:
                 self._static = {}
-            laid_out = self._static[key] = static_text(self._names[node], self.bold if bold else self.font)
+            laid_out = self._static[key] = static_text(name, self.bold if bold else self.font)
         return laid_out
 
     def use_overview(self, overview: Overview) -> None:
