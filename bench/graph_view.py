@@ -14,8 +14,8 @@ and merging them, then measures:
   (see `frames`);
 - frame_cpu_p50_ms / frame_cpu_p95_ms: the GUI thread's own processor time in those frames
   (a loaded machine stretches the frames, not this);
-- renders / renders_abandoned: background renders asked for during those frames, and how many
-  of them were stopped part-way because the view moved on;
+- renders / renders_abandoned: background renders asked for during that pan-and-zoom sequence
+  (its rests included), and how many of them were stopped part-way because the view moved on;
 - render_ms: one background render of the fitted view as the canvas asks for it (the window and
   its margin: what a settled view costs off the GUI thread); render_detail_ms: the same at the
   zoom where a big graph is first drawn node by node (null when it never collapses);
