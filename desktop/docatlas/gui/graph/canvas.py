@@ -17,7 +17,6 @@ from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal, S
 from PySide6.QtGui import (
     QColor,
     QFont,
-    QFontMetricsF,
     QPainter,
     QPaintEvent,
     QResizeEvent,
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import QWidget
 
 from docatlas.gui.graph import overlay
 from docatlas.gui.graph.canvas_input import CanvasInput
+from docatlas.gui.graph.label_texts import LabelTexts
 from docatlas.gui.graph.labels import LabelIndex
 from docatlas.gui.graph.model import GraphModel
 from docatlas.gui.graph.overview import Overview
@@ -80,13 +80,11 @@ class GraphCanvas(CanvasInput, QWidget):
         self._grabbed: int | None = None  # the node under the pointer when the button went down
         self.label_order = np.zeros(0, np.int64)
         self.label_index = LabelIndex(np.zeros((0, 2)), self.label_order)
-        self._disc_widths: list[float] | None = None  # label widths of the overview's discs
-        self._widths: dict[int, float] = {}
         self.label_font = QFont(self.font())
         self.label_font.setPixelSize(12)
         self.bold_font = QFont(self.label_font)
         self.bold_font.setBold(True)
-        self.label_metrics = QFontMetricsF(self.label_font)
+        self.texts = LabelTexts(self.label_font, self.bold_font)
         self.renderer = Renderer(tasks if tasks is not None else TaskRunner(self), self)
         self.renderer.rendered.connect(self._on_rendered)
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS, timeout=self._request_render)
@@ -102,15 +100,13 @@ class GraphCanvas(CanvasInput, QWidget):
     def set_scene(self, model: GraphModel, scene: Scene | None, look: Look, fit: bool = False,
                   overview: Overview | None = None) -> None:
         """Show a new scene (None: not built yet; the overview stands in) (the view stays unless `fit`)."""
-        if self.model is not model:
-            self._widths = {}
+        self.texts.use_names(model.names)
         self.model, self.scene, self.look, self.overview = model, scene, look, overview
         self._shown_count, self._bounds = int(look.shown.sum()), None
         order = np.nonzero(look.shown)[0]
         order = order[np.lexsort((order, look.dimmed[order], -look.radius[order]))]
         self.label_order = order
         self.label_index = LabelIndex(model.xy, order)
-        self._disc_widths = None
         self.selection = [i for i in self.selection if i < model.size]
         if self.selected_edge is not None and self.selected_edge >= len(model.sources):
             self.selected_edge = None
@@ -219,7 +215,10 @@ class GraphCanvas(CanvasInput, QWidget):
         self._view_moved()
 
     def _view_moved(self) -> None:
+        """Frames of a gesture only move the last image: a render under way is abandoned (it would
+        hold the GIL the frames need) and a fresh one is asked for once the view rests (`SETTLE_MS`)."""
         self._fitted = None
+        self.renderer.abandon()
         self._settle.start()
         self.update()
         self.viewChanged.emit()
@@ -266,18 +265,28 @@ class GraphCanvas(CanvasInput, QWidget):
     # -- painting --------------------------------------------------------------------------
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        """One blit of the rendered image, then the live layer (`overlay`)."""
+        """One blit of the rendered image (opaque: the background shows only where it does not
+        reach), then the live layer (`overlay`)."""
         painter = QPainter(self)
-        painter.fillRect(self.rect(), QColor(self.theme.background))
-        view = self.view_transform()
-        if self._image is not None:  # the active scene's, or the last one's until it is drawn
-            painter.setTransform(self._image.transform.inverted()[0] * view)
-            painter.drawImage(QPointF(0, 0), self._image.image)
+        image = self._image  # the active scene's, or the last one's until it is drawn
+        to_widget = image.transform.inverted()[0] * self.view_transform() if image is not None else None
+        if image is None or not self._image_covers(to_widget):
+            painter.fillRect(self.rect(), QColor(self.theme.background))
+        if image is not None:
+            painter.setTransform(to_widget)
+            painter.drawImage(QPointF(0, 0), image.image)
             painter.resetTransform()
         if self.model is not None and self.model.size == 0:
             self._paint_empty(painter)
         self.paint_overlay(painter)
         painter.end()
+        if self._settle.isActive():  # the rest is counted from the frame painted: a slow frame is no rest
+            self._settle.start()
+
+    def _image_covers(self, to_widget: QTransform) -> bool:
+        ratio = self._image.image.devicePixelRatio()
+        area = QRectF(0, 0, self._image.image.width() / ratio, self._image.image.height() / ratio)
+        return to_widget.mapRect(area).contains(QRectF(self.rect()))
 
     def _paint_empty(self, painter: QPainter) -> None:
         painter.setPen(QColor(self.theme.text))
@@ -292,23 +301,12 @@ class GraphCanvas(CanvasInput, QWidget):
         """The scene point in the middle, as an array."""
         return np.array([self._centre.x(), self._centre.y()])
 
-    def disc_label_widths(self, texts: list[str]) -> list[float]:
-        """Pixel widths of the community labels (measured once per overview)."""
-        if self._disc_widths is None or len(self._disc_widths) != len(texts):
-            self._disc_widths = [self.label_metrics.horizontalAdvance(t) for t in texts]
-        return self._disc_widths
-
-    def label_width(self, node: int) -> float:
-        """A node's label width in pixels (cached)."""
-        if node not in self._widths:
-            self._widths[node] = self.label_metrics.horizontalAdvance(self.model.names[node])
-        return self._widths[node]
-
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Keep the centre (a fitted view is fitted again); ask for an image of the new size."""
         super().resizeEvent(event)
         if self._fitted is not None and self.width() > 0 and self.height() > 0:
             self.fit(self._fitted)
+        self.renderer.abandon()
         self._settle.start()
 
     def shutdown(self) -> bool:

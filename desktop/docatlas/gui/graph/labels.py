@@ -1,8 +1,9 @@
 """Which node labels fit on screen: the best-connected first, none overlapping another.
 
 Labels are placed greedily, in order of importance, into a coarse occupancy grid of the
-viewport; one that would touch a placed label is skipped. Zooming in gives nodes room, so
-more labels appear by themselves and text never piles up. Qt-free.
+viewport (each row of cells one integer's bits); one that would touch a placed label is
+skipped. Zooming in gives nodes room, so more labels appear by themselves and text never
+piles up. Qt-free.
 """
 
 from __future__ import annotations
@@ -18,29 +19,35 @@ GAP = 3.0  # pixels between a node and its label
 
 def place(screen: np.ndarray, radius_px: np.ndarray, width: Callable[[int], float], height: float,
           viewport: tuple[int, int], limit: int, forced: int = 0) -> list[tuple[int, float, float]]:
-    """Labels that fit: (candidate index, left, baseline) for candidates in priority order.
+    """Labels that fit: (candidate index, left, top) for candidates in priority order.
 
     `screen` and `radius_px` describe the candidates; the first `forced` ones are always
-    placed (selection, hover), and nodes too small on screen are passed over."""
+    placed (selection, hover), and nodes too small on screen are passed over. Candidates too
+    small or off screen are dropped with whole-array operations first, so the loop (in a
+    frame, on the GUI thread) sees only those that may fit."""
     w, h = viewport
-    grid = np.zeros((h // CELL + 2, w // CELL + 2), bool)
+    rows = [0] * (h // CELL + 2)  # the occupied cells of each row of the viewport, as bits
     placed: list[tuple[int, float, float]] = []
-    for i in range(len(screen)):
+    if len(screen) == 0:
+        return placed
+    lefts = screen[:, 0] + radius_px + GAP
+    tops = screen[:, 1] - height / 2
+    index = np.arange(len(screen))
+    may_fit = (index < forced) | ((radius_px >= MIN_RADIUS_PX) & (lefts >= 0) & (tops >= 0) & (lefts <= w)
+                                  & (tops + height <= h))
+    for i, left, top in zip(index[may_fit].tolist(), lefts[may_fit].tolist(), tops[may_fit].tolist()):
         if len(placed) >= limit + forced:
             break
-        if i >= forced and radius_px[i] < MIN_RADIUS_PX:
-            continue
-        x, y = screen[i]
-        left = x + radius_px[i] + GAP
-        top = y - height / 2
         right, bottom = left + width(i), top + height
-        if i >= forced and (left < 0 or top < 0 or right > w or bottom > h):
+        if i >= forced and right > w:
             continue
         c0, c1 = int(max(left, 0)) // CELL, int(min(max(right, 0), w)) // CELL + 1
         r0, r1 = int(max(top, 0)) // CELL, int(min(max(bottom, 0), h)) // CELL + 1
-        if i >= forced and grid[r0:r1, c0:c1].any():
+        cells = ((1 << (c1 - c0)) - 1) << c0 if c1 > c0 else 0  # a forced label off screen takes no cell
+        if i >= forced and any(rows[r] & cells for r in range(r0, r1)):
             continue
-        grid[r0:r1, c0:c1] = True
+        for r in range(r0, r1):
+            rows[r] |= cells
         placed.append((i, left, top))
     return placed
 
@@ -78,4 +85,8 @@ class LabelIndex:
         parts = [self.nodes[self.starts[i * self.SIDE + j0]:self.starts[i * self.SIDE + j1 + 1]]
                  for i in range(i0, i1 + 1)]
         found = np.concatenate(parts) if parts else self.nodes[:0]
-        return found[np.argsort(self.rank[found], kind="stable")][:most]
+        rank = self.rank[found]
+        if len(found) > most:  # the `most` best first: a partition, then a sort of those only
+            best = np.argpartition(rank, most - 1)[:most]
+            found, rank = found[best], rank[best]
+        return found[np.argsort(rank, kind="stable")]

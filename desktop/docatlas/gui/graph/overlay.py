@@ -8,7 +8,7 @@
   (`labels.place`), and fade in as the zoom makes their node big enough.
 - When the canvas shows communities (`GraphCanvas.collapsed`), the discs are labelled by
   their top entities instead.
-Text is drawn with `drawText`, never as markup.
+Text is drawn from plain `QStaticText`s laid out once (`label_texts`), never as markup.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPen
 
 from docatlas.gui.graph import labels
+from docatlas.gui.graph.label_texts import LabelTexts
 from docatlas.gui.graph.model import GraphModel
 from docatlas.gui.graph.overview import Overview
 from docatlas.gui.graph.query import Look
@@ -38,9 +39,7 @@ class GraphCanvas(Protocol):
     show_labels: bool
     label_order: np.ndarray
     label_index: labels.LabelIndex
-    label_font: QFont
-    bold_font: QFont
-    label_metrics: QFontMetricsF
+    texts: LabelTexts
 
     @property
     def collapsed(self) -> bool:
@@ -52,12 +51,6 @@ class GraphCanvas(Protocol):
 
     def centre_point(self) -> np.ndarray:
         """The scene point in the middle."""
-
-    def label_width(self, node: int) -> float:
-        """A label's width in pixels."""
-
-    def disc_label_widths(self, texts: list[str]) -> list[float]:
-        """The community labels' widths."""
 
     def visible_rect(self) -> QRectF:
         """The part of the scene in view."""
@@ -147,8 +140,15 @@ def paint(painter: QPainter, canvas: GraphCanvas) -> None:
         _node_labels(painter, canvas)
 
 
+def _label_font(painter: QPainter, canvas: GraphCanvas, bold: bool, current: list[bool | None]) -> None:
+    """Set the label font when it changes (`current` holds the one set)."""
+    if current[0] is not bold:
+        painter.setFont(canvas.texts.bold if bold else canvas.texts.font)
+        current[0] = bold
+
+
 def _node_labels(painter: QPainter, canvas: GraphCanvas) -> None:
-    model, look = canvas.model, canvas.look
+    model, look, texts = canvas.model, canvas.look, canvas.texts
     focus = canvas.hovered if canvas.hovered is not None else canvas.dragging
     forced = list(canvas.selection) + ([focus] if focus is not None else [])
     if canvas.selected_edge is not None:
@@ -162,41 +162,46 @@ def _node_labels(painter: QPainter, canvas: GraphCanvas) -> None:
     candidates = np.concatenate((np.array(forced, np.int64), near, in_view))
     points = _screen(canvas, model.xy[candidates])
     radius = look.radius[candidates] * canvas.scale
-    metrics = canvas.label_metrics
-    height = metrics.height()
-
-    def width(i: int) -> float:
-        return canvas.label_width(int(candidates[i]))
-
-    placed = labels.place(points, radius, width, height, (canvas.width(), canvas.height()), LABEL_LIMIT, len(forced))
+    nodes = candidates.tolist()
+    height = texts.metrics.height()
+    placed = labels.place(points, radius, lambda i: texts.width(nodes[i]), height, (canvas.width(), canvas.height()),
+                          LABEL_LIMIT, len(forced))
+    if not placed:
+        return
+    chosen = np.array([i for i, _, _ in placed])
+    fades = np.where(chosen < len(forced), 1.0, np.clip((radius[chosen] - labels.MIN_RADIUS_PX) / FADE_PX, 0.5, 1.0))
     halo = QColor(look.theme.background)
     text = QColor(look.theme.text)
-    ascent = metrics.ascent()
-    for i, left, top in placed:
-        fade = 1.0 if i < len(forced) else float(np.clip((radius[i] - labels.MIN_RADIUS_PX) / FADE_PX, 0.5, 1.0))
+    font: list[bool | None] = [None]
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # halos on whole pixels
+    for (i, left, top), fade in zip(placed, fades.tolist()):
+        x, y = round(left), round(top)
+        bold = i < len(forced)
         halo.setAlpha(round(215 * fade))
         text.setAlpha(round(255 * fade))
-        painter.fillRect(QRectF(left - 2, top, width(i) + 4, height), halo)
+        painter.fillRect(QRectF(x - 2, y, texts.width(nodes[i]) + 4, height), halo)
         painter.setPen(text)
-        painter.setFont(canvas.bold_font if i < len(forced) else canvas.label_font)
-        painter.drawText(QPointF(left, top + ascent), model.names[int(candidates[i])])
+        _label_font(painter, canvas, bold, font)
+        painter.drawStaticText(x, y, texts.static(nodes[i], bold))
 
 
 def _disc_labels(painter: QPainter, canvas: GraphCanvas) -> None:
     """Each community disc named by its top entities, biggest first, none overlapping."""
-    overview = canvas.overview
-    order = np.argsort(-overview.members, kind="stable")
+    overview, texts = canvas.overview, canvas.texts
+    texts.use_overview(overview)
+    order = np.array(texts.disc_order, np.int64)
     points = _screen(canvas, overview.centres[order])
     radius = overview.radius[order] * canvas.scale
-    metrics = canvas.label_metrics
-    texts = [f"{overview.labels[i]} ({overview.members[i]:,})" for i in order.tolist()]
-    width = canvas.disc_label_widths(texts)
-    placed = labels.place(points, np.maximum(radius, labels.MIN_RADIUS_PX), lambda i: width[i], metrics.height(),
+    width = texts.disc_widths
+    height = texts.metrics.height()
+    placed = labels.place(points, np.maximum(radius, labels.MIN_RADIUS_PX), lambda i: width[i], height,
                           (canvas.width(), canvas.height()), LABEL_LIMIT)
     halo = QColor(canvas.look.theme.background)
     halo.setAlpha(215)
-    painter.setFont(canvas.label_font)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # halos on whole pixels
+    painter.setFont(texts.font)
+    painter.setPen(QColor(canvas.look.theme.text))
     for i, left, top in placed:
-        painter.fillRect(QRectF(left - 2, top, width[i] + 4, metrics.height()), halo)
-        painter.setPen(QColor(canvas.look.theme.text))
-        painter.drawText(QPointF(left, top + metrics.ascent()), texts[i])
+        x, y = round(left), round(top)
+        painter.fillRect(QRectF(x - 2, y, width[i] + 4, height), halo)
+        painter.drawStaticText(x, y, texts.disc_static(i))

@@ -1,10 +1,11 @@
-"""The drawing of a graph as a few dozen batched paths, built off the GUI thread.
+"""The drawing of a graph as batched paths, built off the GUI thread.
 
 Drawing 10,000 nodes one by one costs a Python call each; here every (layer, tile,
-colour) group is one `QPainterPath` in scene units, so a whole picture is about a hundred
+colour) group is one `QPainterPath` in scene units, so a whole picture is a few hundred
 draw calls. Tiles let a zoomed-in view skip what is off screen; a cap on items per call
-keeps each call short, because PySide holds the GIL while Qt draws. Edges are drawn
-first, beneath every node, stroked opaque with a cosmetic pen whose width (1, 1.8 or 2.8
+keeps each call short, because PySide holds the GIL while Qt draws (long edges, which
+cost by their pixels, go in shorter calls of their own, which also keeps the short edges'
+tiles tight). Edges are drawn first, beneath every node, stroked opaque with a cosmetic pen whose width (1, 1.8 or 2.8
 pixels whatever the zoom) grows with the relation's weight; dimmed items use colours
 blended toward the background rather than transparency, which is slow.
 `QPainterPath` and `QColor` are plain values: a worker thread may build them.
@@ -26,7 +27,10 @@ BIG_RADIUS = 9.0  # nodes at least this big are drawn antialiased even in crowde
 # PySide holds the GIL during a draw call: short calls keep the GUI thread responsive while
 # a worker renders (about a millisecond each).
 EDGES_PER_CALL = 120
+LONG_EDGES_PER_CALL = 30
+LONG_EDGE = 8.0  # an edge this many times the median edge length is drawn in the shorter calls
 NODES_PER_CALL = 150
+MOST_TILES_A_SIDE = 32  # a zoomed-in view of a big graph skips every tile it does not meet
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ def width_class(weights: np.ndarray) -> np.ndarray:
 
 def _tiles(xy: np.ndarray, count: int) -> np.ndarray:
     """A tile number per point, on a grid of about `count` / 150 tiles."""
-    side = int(np.clip(np.sqrt(count / 150.0), 1, 12))
+    side = int(np.clip(np.sqrt(count / 150.0), 1, MOST_TILES_A_SIDE))
     if side == 1 or len(xy) == 0:
         return np.zeros(len(xy), np.int64)
     lo, hi = xy.min(axis=0), xy.max(axis=0)
@@ -83,11 +87,22 @@ def _groups(keys: np.ndarray, most: int) -> list[np.ndarray]:
     return [part for group in np.split(order, cuts) for part in np.split(group, range(most, len(group), most))]
 
 
+def _edge_groups(model: GraphModel, edges: np.ndarray, widths: np.ndarray) -> list[np.ndarray]:
+    """Edges (positions in `edges`) grouped by width and tile of their middle; long edges apart,
+    in shorter calls (a line costs by its pixels), so the short ones' bounds stay tight."""
+    a, b = model.sources[edges], model.targets[edges]
+    length = np.hypot(*(model.xy[a] - model.xy[b]).T) if len(edges) else np.zeros(0)
+    long = length > LONG_EDGE * max(float(np.median(length)) if len(length) else 0.0, 1e-9)
+    key = widths[edges] * 100_000 + _tiles((model.xy[a] + model.xy[b]) / 2, len(edges))
+    short_at, long_at = np.nonzero(~long)[0], np.nonzero(long)[0]
+    return ([short_at[g] for g in _groups(key[short_at], EDGES_PER_CALL)]
+            + [long_at[g] for g in _groups(key[long_at], LONG_EDGES_PER_CALL)])
+
+
 def _edge_batches(model: GraphModel, edges: np.ndarray, colour: str, widths: np.ndarray) -> list[Batch]:
     batches = []
     a, b = model.sources[edges], model.targets[edges]
-    mid = (model.xy[a] + model.xy[b]) / 2
-    for group in _groups(widths[edges] * 100_000 + _tiles(mid, len(edges)), EDGES_PER_CALL):
+    for group in _edge_groups(model, edges, widths):
         path = QPainterPath()
         p, q = model.xy[a[group]], model.xy[b[group]]
         for x1, y1, x2, y2 in np.hstack((p, q)).tolist():

@@ -85,12 +85,14 @@ def scene_job(model: GraphModel, spec: ViewSpec, generation: int) -> Job:
     return run
 
 
-def render_job(scene: Scene, size: QSize, transform: QTransform, ratio: float, request: int) -> Job:
-    """The canvas's image of `scene` (see `render.Rendered`)."""
+def render_job(scene: Scene, size: QSize, transform: QTransform, ratio: float, request: int,
+               stale: Callable[[], bool]) -> Job:
+    """The canvas's image of `scene` (see `render.Rendered`); None once `stale()` (the view moved on)."""
     size, transform = QSize(size), QTransform(transform)
 
-    def run(context: TaskContext) -> Rendered:
-        return Rendered(render_image(scene, size, transform, ratio), transform, scene.generation, request, scene)
+    def run(context: TaskContext) -> Rendered | None:
+        image = render_image(scene, size, transform, ratio, lambda: stale() or context.cancel.is_set())
+        return None if image is None else Rendered(image, transform, scene.generation, request, scene)
     return run
 
 
