@@ -89,6 +89,8 @@ def uses_ollama(args: argparse.Namespace) -> bool:
 
 def note_remote_host(args: argparse.Namespace, settings: Settings) -> None:
     """Once per run (the CLI calls it once), on stderr: the Ollama host is another computer."""
+    if not uses_ollama(args):
+        return  # before importing transport: it loads the ollama client (0.5 s), which `status` never uses
     from docatlas.core.base.errors import LLMError
     from docatlas.core.llm.transport import is_this_computer, normalize_host
 
