@@ -1,0 +1,27 @@
+"""Migration: a key for every stored vector, never reused, for the on-disk vector index.
+
+`embeddings.seq` is the vector's key in the index files (`storage.vector_index`). Triggers
+give every inserted or changed vector the next number of `meta.vector_seq`, whoever writes
+it, so a key names one vector for good: the index can tell what it lacks (keys above its
+highest) and what it holds that is gone (fewer live keys than it has) from SQL alone. The
+rows already stored are numbered by their rowid. `embeddings_seq` lets both questions, and
+the lookup of a search's keys, read the index alone, never the vector blobs.
+"""
+
+SQL = """
+    ALTER TABLE embeddings ADD COLUMN seq INTEGER;
+    UPDATE embeddings SET seq = rowid;
+    INSERT INTO meta(key, value) SELECT 'vector_seq', CAST(COALESCE(MAX(seq), 0) AS TEXT) FROM embeddings
+        WHERE true ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+    CREATE INDEX embeddings_seq ON embeddings(kind, model, dim, seq);
+    CREATE TRIGGER embeddings_seq_insert AFTER INSERT ON embeddings WHEN NEW.seq IS NULL BEGIN
+        UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'vector_seq';
+        UPDATE embeddings SET seq = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vector_seq')
+            WHERE rowid = NEW.rowid;
+    END;
+    CREATE TRIGGER embeddings_seq_update AFTER UPDATE OF kind, ref, model, dim, vector ON embeddings BEGIN
+        UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'vector_seq';
+        UPDATE embeddings SET seq = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vector_seq')
+            WHERE rowid = NEW.rowid;
+    END;
+    """
