@@ -155,6 +155,7 @@ def test_embedding_keeps_the_index_in_step(fake_ollama, tmp_path, caplog) -> Non
             assert vector_index.index_path(store, kind, model, 16).is_file()
         with store.transaction() as conn:
             conn.execute("UPDATE entities SET description = 'Founder and CEO.' WHERE key = 'maria lopez'")
+        caplog.clear()  # the first run may have been logged too (another test may have set the level)
         with caplog.at_level(logging.INFO, logger="docatlas.retrieval"):
             list(embed_pending(store, client(fake_ollama), settings))
         assert "vector index entity: 1 added, 1 removed" in caplog.text

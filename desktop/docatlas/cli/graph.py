@@ -47,10 +47,11 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
     wanted = metadata_filter(store, args.where) if getattr(args, "where", None) else None
     rows = store.documents()
     scans = scan_pages.summaries(store, [doc.id for doc in rows])
+    every_count = store.chunk_counts_by_document()  # one read, not one a document
     for doc in rows:
         if wanted is not None and doc.id not in wanted:
             continue
-        counts = store.chunk_counts(doc.id)
+        counts = every_count.get(doc.id, {})
         documents.append({
             "id": doc.id, "path": doc.path, "title": doc.title, "kind": doc.kind, "status": doc.status,
             "error": doc.error, "chunks": sum(counts.values()),

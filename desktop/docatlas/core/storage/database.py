@@ -328,6 +328,13 @@ class Store:
         """The text of one chunk."""
         return self.query("SELECT text FROM chunks WHERE id = ?", (chunk_id,))[0]["text"]
 
+    def chunk_counts_by_document(self) -> dict[int, dict[str, int]]:
+        """How many chunks of every document are in each status, in one read of an index."""
+        out: dict[int, dict[str, int]] = {}
+        for r in self.query("SELECT document_id, status, COUNT(*) AS n FROM chunks GROUP BY document_id, status"):
+            out.setdefault(int(r["document_id"]), {})[r["status"]] = int(r["n"])
+        return out
+
     def chunk_counts(self, document_id: int) -> dict[str, int]:
         """How many chunks of a document are in each status."""
         rows = self.query(

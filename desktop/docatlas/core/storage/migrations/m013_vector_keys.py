@@ -6,6 +6,7 @@ it, so a key names one vector for good: the index can tell what it lacks (keys a
 highest) and what it holds that is gone (fewer live keys than it has) from SQL alone. The
 rows already stored are numbered by their rowid. `embeddings_seq` lets both questions, and
 the lookup of a search's keys, read the index alone, never the vector blobs.
+`chunks_document_status` lets `status` count every document's chunks from one index read.
 """
 
 SQL = """
@@ -14,6 +15,7 @@ SQL = """
     INSERT INTO meta(key, value) SELECT 'vector_seq', CAST(COALESCE(MAX(seq), 0) AS TEXT) FROM embeddings
         WHERE true ON CONFLICT(key) DO UPDATE SET value = excluded.value;
     CREATE INDEX embeddings_seq ON embeddings(kind, model, dim, seq);
+    CREATE INDEX IF NOT EXISTS chunks_document_status ON chunks(document_id, status);
     CREATE TRIGGER embeddings_seq_insert AFTER INSERT ON embeddings WHEN NEW.seq IS NULL BEGIN
         UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'vector_seq';
         UPDATE embeddings SET seq = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vector_seq')
