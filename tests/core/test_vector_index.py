@@ -26,9 +26,9 @@ def clustered(rng: np.random.Generator, n: int, dim: int, topics: int = 40) -> n
     return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
 
 
-def put(store: Store, refs: list[str], rows: np.ndarray, kind: str = "entity") -> None:
+def put(store: Store, refs: list[str], rows: np.ndarray, kind: str = "entity", model: str = MODEL) -> None:
     """Store vectors the way embedding does (one transaction, the real write path)."""
-    stored.write_vectors(store, MODEL, [stored.NewVector(0, kind, ref, "h", rows.shape[1], vectors.pack(row))
+    stored.write_vectors(store, model, [stored.NewVector(0, kind, ref, "h", rows.shape[1], vectors.pack(row))
                                         for ref, row in zip(refs, rows)])
 
 
@@ -141,6 +141,23 @@ def test_vectors_of_a_new_size_get_a_new_index(tmp_path: Path) -> None:
         assert change.rebuilt and change.added == 300
         assert not old.exists() and vector_index.index_path(store, "entity", MODEL, 48).is_file()
         assert_exact(store, truth, rng)
+
+
+def test_a_new_embedding_model_gets_its_own_file_and_the_old_one_goes(tmp_path: Path) -> None:
+    rng = np.random.default_rng(13)
+    with Store(tmp_path / "w.sqlite") as store:
+        put(store, [f"e{i}" for i in range(200)], clustered(rng, 200, 16))
+        vectors.refresh_index(store, "entity", MODEL)
+        old = vector_index.index_path(store, "entity", MODEL, 16)
+        rows = clustered(rng, 200, 16)
+        put(store, [f"e{i}" for i in range(200)], rows, model="other-embed")  # every vector re-made by the new model
+        truth = {f"e{i}": row for i, row in enumerate(rows)}
+        assert vectors.search(store, "entity", MODEL, vectors.unit(rows[0]), 5, -1.0) == []  # none of its own left
+        assert vectors.refresh_index(store, "entity", "other-embed").rebuilt
+        assert not old.exists() and vector_index.index_path(store, "entity", "other-embed", 16).is_file()
+        for query in queries(rng, truth, 8):
+            found = vectors.search(store, "entity", "other-embed", query, 10, -1.0)
+            assert [r for r, _ in found] == brute_force(truth, query, 10)
 
 
 def test_embedding_keeps_the_index_in_step(fake_ollama, tmp_path, caplog) -> None:

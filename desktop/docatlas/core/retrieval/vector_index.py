@@ -184,12 +184,8 @@ def refresh(store: Store, kind: str, model: str, *, force: bool = False) -> Inde
     index lacks from SQL, unless `force`. Files of other vector sizes of the same kind and
     model are removed."""
     stamp = stored.vector_stamp(store, kind, model)
-    digest_prefix = index_path(store, kind, model, 0).name.rsplit("-", 1)[0] + "-"
     path = index_path(store, kind, model, stamp.dim) if stamp is not None else None
-    folder = index_folder(store)
-    for old in folder.glob(f"{digest_prefix}*.usearch") if folder.is_dir() else ():
-        if old != path:
-            _remove(old)
+    _drop_stale_files(store, kind, model, path)
     if stamp is None or path is None:
         return IndexChange()
     index = _load(path, stamp.dim)
@@ -218,6 +214,19 @@ def refresh(store: Store, kind: str, model: str, *, force: bool = False) -> Inde
         index.add(keys, matrix)
         added += len(batch)
     return IndexChange(added, removed, rebuilt, _save(index, path))
+
+
+def _drop_stale_files(store: Store, kind: str, model: str, keep: Path | None) -> None:
+    """Remove the files of `kind` for other sizes of `model`, and for models with no vector of `kind` left."""
+    folder = index_folder(store)
+    if not folder.is_dir():
+        return
+    prefix = index_path(store, kind, model, 0).name.rsplit("-", 1)[0]
+    others = {index_path(store, kind, m, 0).name.rsplit("-", 1)[0] for m in stored.models_of(store, kind)}
+    for old in folder.glob(f"{kind}-*.usearch"):
+        stem = old.name.rsplit("-", 1)[0]
+        if (stem == prefix and old != keep) or stem not in others:
+            _remove(old)
 
 
 def _new_index(dim: int):  # a usearch Index
@@ -253,7 +262,8 @@ def _save(index, path: Path) -> bool:  # a usearch Index
             _views.pop(path, None)  # this process's own mapping of the old file (Windows cannot replace it)
         os.replace(tmp, path)
         return True
-    except OSError as exc:  # e.g. Windows while another process maps the old file: searches use SQL for the rest
+    except (OSError, RuntimeError) as exc:  # a full disk (usearch says RuntimeError), or Windows while another
+        # process maps the old file: searches score what the old file lacks from SQL
         log.warning("the vector index %s could not be written (%s); it is written on the next refresh",
                     path.name, exc)
         _remove(tmp)

@@ -159,6 +159,11 @@ def vector_stamp(store: Store, kind: str, model: str) -> VectorStamp | None:
     return VectorStamp(int(best["dim"]), int(best["n"]), int(best["top"] or 0))
 
 
+def models_of(store: Store, kind: str) -> list[str]:
+    """The models that made at least one stored vector of `kind`."""
+    return [r["model"] for r in store.query("SELECT DISTINCT model FROM embeddings WHERE kind = ?", (kind,))]
+
+
 def count_after(store: Store, kind: str, model: str, dim: int, key: int) -> int:
     """How many vectors have a key above `key`."""
     return int(store.query("SELECT COUNT(*) AS n FROM embeddings WHERE kind = ? AND model = ? AND dim = ? "
