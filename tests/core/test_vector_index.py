@@ -180,7 +180,7 @@ def test_embedding_keeps_the_index_in_step(fake_ollama, tmp_path, caplog) -> Non
 
 
 def test_the_migration_keys_the_vectors_already_stored(tmp_path: Path) -> None:
-    before = MIGRATIONS.index(m013_vector_keys.SQL)  # the workspace as it was before the vectors had keys
+    before = MIGRATIONS.index(m013_vector_keys)  # the workspace as it was before the vectors had keys
     conn = sqlite3.connect(tmp_path / "old.sqlite")
     for step in MIGRATIONS[:before]:
         if isinstance(step, str):

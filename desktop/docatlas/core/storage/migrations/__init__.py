@@ -32,6 +32,6 @@ MIGRATIONS: list = [  # SQL text, or a module with `apply(conn, statements)`
     m010_document_metadata.SQL,
     m011_sources.SQL,
     m012_scan_pages.SQL,
-    m013_vector_keys.SQL,
+    m013_vector_keys,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
