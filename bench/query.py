@@ -2,7 +2,7 @@
 runs them (process start included, peak RSS), then context assembly per mode in-process.
 
 Builds (or reuses) a synthetic workspace written straight into a Store: N entities, 2N
-relations, C chunks that mention them, random unit embeddings for all three, and their
+relations, C chunks that mention them, unit embeddings around topics for all three, and their
 on-disk vector indexes (built once, timed). The CLI runs talk to our Ollama-API test server
 on 127.0.0.1 answering at once (keywords, a question embedding, a short answer), so the
 figures are DocAtlas's own work. In-process, keywords and question vectors are precomputed:
@@ -65,8 +65,11 @@ def sentence(rng: random.Random, words: list[str], cumulative: list[float], n: i
     return " ".join(rng.choices(words, cum_weights=cumulative, k=n)).capitalize() + "."
 
 
-def unit_rows(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
-    m = rng.standard_normal((n, dim)).astype(np.float32)
+def unit_rows(rng: np.random.Generator, n: int, dim: int, topics: int = 500) -> np.ndarray:
+    """Unit vectors around topics, as embeddings of real text are (uniform random vectors have no
+    near neighbours at all beyond the one a question was made from)."""
+    centres = rng.standard_normal((topics, dim)).astype(np.float32)
+    m = 0.8 * centres[rng.integers(0, topics, n)] + 0.6 * rng.standard_normal((n, dim)).astype(np.float32)
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
