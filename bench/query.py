@@ -226,23 +226,29 @@ def cli_figures(workspace: Path, dim: int, runs: int) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "desktop"), "DOCATLAS_CONFIG_DIR": str(workspace / "config"),
            "DOCATLAS_LOG_DIR": str(workspace / "log")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed DocAtlas has its .pyc files; so does this one after run 1
-    with Store(database_path(workspace)) as store:  # a question naming two real entities, as a user's would
-        names = [r["name"] for r in store.query("SELECT name FROM entities ORDER BY rowid LIMIT 2")]
-    question = f"How are {names[0]} and {names[-1]} linked?"
+    with Store(database_path(workspace)) as store:  # questions naming two real entities, as a user's would
+        names = [r["name"] for r in store.query("SELECT name FROM entities ORDER BY random() LIMIT ?",
+                                                (2 * runs + 2,))]
+    asked = iter(f"How are {a} and {b} linked?" for a, b in zip(names[::2], names[1::2]))  # a new one each run:
+    question = next(asked)  # the answer cache would answer a repeated question without retrieval
     with FakeOllama(models) as fake:
         fake.responder = bench_responder
         env["OLLAMA_HOST"] = fake.url
         commands = {
             "--version": ["--version"],
             "status": ["--data-dir", str(workspace), "status"],
-            "query --mode mix": ["--data-dir", str(workspace), "query", question,
-                                 "--mode", "mix", "--model", CHAT_MODEL, "--embed-model", MODEL],
         }
+        query = ["--mode", "mix", "--model", CHAT_MODEL, "--embed-model", MODEL]
         print(f"CLI, one process per run ({runs} runs after one to warm the page cache; wall includes Python's "
-              f"start): {question}")
+              f"start; each query a new question, e.g. {question})")
+        commands["query --mode mix"] = ["--data-dir", str(workspace), "query", question, *query]
         for name, argv in commands.items():
             run_cli(argv, env)
-            results = [run_cli(argv, env) for _ in range(runs)]
+            if name.startswith("query"):
+                results = [run_cli(["--data-dir", str(workspace), "query", next(asked), *query], env)
+                           for _ in range(runs)]
+            else:
+                results = [run_cli(argv, env) for _ in range(runs)]
             walls, cpus, peaks = [r[0] for r in results], [r[1] for r in results], [r[2] for r in results]
             failed = sum(1 for r in results if r[3])
             print(f"  {name:<17} wall median {statistics.median(walls):.2f} s (max {max(walls):.2f}), "
