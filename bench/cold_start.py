@@ -9,6 +9,7 @@ painted (`first window painted at epoch ...`, gui/app.py); DOCATLAS_QUIT_AFTER_M
     python bench/cold_start.py --exe /opt/docatlas/docatlas --runs 10
     python bench/cold_start.py --source                # the source tree with this Python instead
     python bench/cold_start.py --platform xvfb         # offscreen | xvfb | both (default: both if Xvfb exists)
+    python bench/cold_start.py --source --cli          # `docatlas --version` and `status` instead of the window
 
 The first run follows a page-cache drop when that is allowed (root on Linux; --no-drop-caches
 skips it): that one is the real cold start, from disk. The others are warm (files cached).
@@ -151,6 +152,24 @@ def summarize(runs: list[Run]) -> dict:
     }
 
 
+def cli_starts(command: list[str], runs: int) -> dict[str, list[float]]:
+    """Seconds of `--version` and of `status` on an empty workspace, each a first start in a new home."""
+    out: dict[str, list[float]] = {"--version": [], "status": []}
+    for _ in range(runs):
+        for name, extra in (("--version", ["--version"]), ("status", ["--data-dir", "ws", "status"])):
+            home = Path(tempfile.mkdtemp(prefix="docatlas-cli-"))
+            env = first_start_env(home, "offscreen", 0, closed_port())
+            if command[0] == sys.executable:  # --source: this checkout's code, not an installed DocAtlas
+                env["PYTHONPATH"] = str(ROOT / "desktop")
+            started = time.perf_counter()
+            done = subprocess.run([*command, *extra], env=env, cwd=home, capture_output=True)
+            out[name].append(time.perf_counter() - started)
+            if done.returncode:
+                print(f"{name} failed: {done.stderr.decode('utf-8', 'replace')[:300]}", file=sys.stderr)
+            shutil.rmtree(home, ignore_errors=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--exe", type=Path, default=DEFAULT_EXE, help="the built app's executable")
@@ -160,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quit-after-ms", type=int, default=1500, help="how long each window stays open")
     parser.add_argument("--no-drop-caches", action="store_true", help="do not drop the page cache before run 1")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--cli", action="store_true", help="time `--version` and `status` instead of the window")
     args = parser.parse_args(argv)
 
     if args.source:
@@ -169,6 +189,13 @@ def main(argv: list[str] | None = None) -> int:
         if not args.exe.exists():
             parser.error(f"{args.exe} does not exist; build it with packaging/linux/build.sh or pass --exe")
         command, label = [str(args.exe)], str(args.exe)
+    if args.cli:
+        times = cli_starts(command, args.runs)
+        for name, seconds in times.items():
+            print(f"docatlas {name:<9} (process start included, empty workspace): median "
+                  f"{statistics.median(seconds):.2f} s, min {min(seconds):.2f} s, max {max(seconds):.2f} s "
+                  f"over {len(seconds)} runs")
+        return 0
     platforms = [args.platform] if args.platform and args.platform != "both" else \
         ["offscreen", "xvfb"] if (args.platform == "both" or shutil.which("Xvfb")) else ["offscreen"]
 

@@ -1,40 +1,50 @@
-"""Query benchmark: time to assemble the context of a question, per mode, on a large graph.
+"""Query benchmark on a large workspace: `docatlas query`, `status` and `--version` as a user
+runs them (process start included, peak RSS), then context assembly per mode in-process.
 
-Builds (or reuses) a synthetic workspace written straight into a Store: N entities,
-2N relations, chunks that mention them, and random unit embeddings for all three. Keywords
-and question embeddings are precomputed, so no model is called: the figures are retrieval
-(vectors + full-text + graph lookups) and context assembly within the token budgets.
+Builds (or reuses) a synthetic workspace written straight into a Store: N entities, 2N
+relations, C chunks that mention them, unit embeddings around topics for all three, and their
+on-disk vector indexes (built once, timed). The CLI runs talk to our Ollama-API test server
+on 127.0.0.1 answering at once (keywords, a question embedding, a short answer), so the
+figures are DocAtlas's own work. In-process, keywords and question vectors are precomputed:
+the per-mode figures are retrieval (vectors + full-text + graph) and context assembly, and
+the vector recall is measured against an exact scan of the stored float32 vectors.
 
-    python bench/query.py [--entities 100000] [--dim 768] [--questions 30] [--db PATH] [--communities]
-
-Prints, per mode, the median and 90th percentile over the questions, and the one-off cost
-of loading the vector matrices into memory (first question after a change).
+    python bench/query.py [--entities 100000] [--chunks 100000] [--dim 768] [--questions 30]
+                          [--runs 5] [--workspace DIR] [--communities]
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
+import os
 import random
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "desktop")]
+sys.path[:0] = [str(ROOT / "desktop"), str(ROOT / "tests")]
 
 import numpy as np
 from docatlas.core.base.keys import relation_ref
+from docatlas.core.base.paths import database_path
 from docatlas.core.base.settings import QuerySettings
 from docatlas.core.base.tokens import count_tokens
 from docatlas.core.retrieval import vectors
 from docatlas.core.retrieval.context import build_context
 from docatlas.core.retrieval.keywords import Keywords
 from docatlas.core.retrieval.search import QueryVectors
+from docatlas.core.storage import vectors as stored_vectors
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.vectors import bump_versions
+from fixtures.ollama_fixture import CHAT_MODEL, default_models
+from fixtures.ollama_server import FakeOllama
 
 MODES = ("local", "global", "hybrid", "naive", "mix")
 MODEL = "bench-embed"
@@ -55,16 +65,19 @@ def sentence(rng: random.Random, words: list[str], cumulative: list[float], n: i
     return " ".join(rng.choices(words, cum_weights=cumulative, k=n)).capitalize() + "."
 
 
-def unit_rows(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
-    m = rng.standard_normal((n, dim)).astype(np.float32)
+def unit_rows(rng: np.random.Generator, n: int, dim: int, topics: int = 500) -> np.ndarray:
+    """Unit vectors around topics, as embeddings of real text are (uniform random vectors have no
+    near neighbours at all beyond the one a question was made from)."""
+    centres = rng.standard_normal((topics, dim)).astype(np.float32)
+    m = 0.8 * centres[rng.integers(0, topics, n)] + 0.6 * rng.standard_normal((n, dim)).astype(np.float32)
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
-def build(path: Path, n_entities: int, dim: int, seed: int = 1) -> None:
-    """Write the synthetic workspace: documents, chunks, records, graph and embeddings."""
+def build(path: Path, n_entities: int, n_chunks: int, dim: int, seed: int = 1) -> None:
+    """Write the synthetic workspace: documents, chunks, records, graph, embeddings and their indexes."""
     rng, nrng = random.Random(seed), np.random.default_rng(seed)
     words, weights = vocabulary(rng)
-    n_relations, n_chunks = 2 * n_entities, max(100, n_entities // 5)
+    n_relations, n_chunks = 2 * n_entities, max(100, n_chunks)
     names = list(dict.fromkeys(f"{rng.choice(words).capitalize()} {rng.choice(words).capitalize()} {i}"
                                for i in range(n_entities)))
     keys = [n.casefold() for n in names]
@@ -148,31 +161,136 @@ def questions(store: Store, count: int, seed: int = 2) -> list[tuple[str, Keywor
     return out
 
 
+def build_indexes(path: Path) -> None:
+    """Bring the on-disk vector indexes in step (built the first time; a reused workspace's are checked)."""
+    with Store(path) as store:
+        for kind in ("entity", "relation", "chunk"):
+            t0, c0 = time.perf_counter(), time.process_time()
+            change = vectors.refresh_index(store, kind, MODEL, force=True)
+            if change.written:
+                print(f"vector index of {kind}: {change.added} vectors added in {time.perf_counter() - t0:.1f} s "
+                      f"({time.process_time() - c0:.1f} s CPU)", flush=True)
+
+
+def exact_top(store: Store, kind: str, query: np.ndarray, limit: int) -> list[str]:
+    """The true nearest refs: every stored float32 vector scored here, a batch at a time."""
+    best: list[tuple[float, str]] = []
+    for batch in stored_vectors.vectors_after(store, kind, MODEL, query.shape[0], 0):
+        scores = np.frombuffer(b"".join(r[2] for r in batch), dtype=np.float32).reshape(len(batch), -1) @ query
+        best = sorted(best + [(float(s), r[1]) for s, r in zip(scores, batch)], reverse=True)[:limit]
+    return [ref for _, ref in best]
+
+
+def recall(store: Store, asked: list, limit: int = 10) -> dict[str, float]:
+    """Per kind, the share of the exact top `limit` that the index search returns."""
+    out = {}
+    for kind, pick in (("entity", lambda v: v.low), ("relation", lambda v: v.high), ("chunk", lambda v: v.question)):
+        hits = total = 0
+        for _, _, vecs in asked[:10]:
+            found = {r for r, _ in vectors.search(store, kind, MODEL, pick(vecs), limit, -1.0)}
+            truth = exact_top(store, kind, pick(vecs), limit)
+            hits, total = hits + len(found & set(truth)), total + len(truth)
+        out[kind] = hits / max(1, total)
+    return out
+
+
+def bench_responder(request: dict) -> str:
+    """Keywords for the keyword prompt, a short cited answer for the rest."""
+    text = json.dumps(request.get("messages", ""))
+    if "high_level" in text or "keyword" in text.lower():
+        names = re.findall(r"How are (.+?) and (.+?) linked", text)
+        return json.dumps({"high_level": ["supply", "leadership"], "low_level": list(names[0]) if names else []})
+    return "They are linked through a supply contract [1]."
+
+
+def run_cli(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, int]:
+    """(wall s incl. process start, CPU s, peak RSS MB, exit code) of one `docatlas` run.
+
+    Through /usr/bin/time: a child forked from this process would report this process's RSS."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as figures:
+        started = time.perf_counter()
+        proc = subprocess.run(["/usr/bin/time", "-o", figures.name, "-f", "%U %S %M", sys.executable, "-m",
+                               "docatlas", *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wall = time.perf_counter() - started
+        user, system, peak_kb = figures.read().split()[-3:]
+    if proc.returncode:
+        print(f"  {' '.join(argv[2:4])} exited {proc.returncode}: "
+              f"{proc.stderr.decode('utf-8', 'replace').strip()[:300]}", file=sys.stderr)
+    return wall, float(user) + float(system), int(peak_kb) / 1024, proc.returncode
+
+
+def cli_figures(workspace: Path, dim: int, runs: int) -> None:
+    """`--version`, `status` and `query --mode mix` as separate processes, as a user runs them."""
+    models = default_models()
+    models[MODEL] = {"context_length": 2048, "family": "nomic-bert", "size": 1, "dim": dim}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "desktop"), "DOCATLAS_CONFIG_DIR": str(workspace / "config"),
+           "DOCATLAS_LOG_DIR": str(workspace / "log")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed DocAtlas has its .pyc files; so does this one after run 1
+    with Store(database_path(workspace)) as store:  # questions naming two real entities, as a user's would
+        names = [r["name"] for r in store.query("SELECT name FROM entities ORDER BY random() LIMIT ?",
+                                                (2 * runs + 2,))]
+    asked = iter(f"How are {a} and {b} linked?" for a, b in zip(names[::2], names[1::2]))  # a new one each run:
+    question = next(asked)  # the answer cache would answer a repeated question without retrieval
+    with FakeOllama(models) as fake:
+        fake.responder = bench_responder
+        env["OLLAMA_HOST"] = fake.url
+        commands = {
+            "--version": ["--version"],
+            "status": ["--data-dir", str(workspace), "status"],
+        }
+        query = ["--mode", "mix", "--model", CHAT_MODEL, "--embed-model", MODEL]
+        print(f"CLI, one process per run ({runs} runs after one to warm the page cache; wall includes Python's "
+              f"start; each query a new question, e.g. {question})")
+        commands["query --mode mix"] = ["--data-dir", str(workspace), "query", question, *query]
+        for name, argv in commands.items():
+            run_cli(argv, env)
+            if name.startswith("query"):
+                results = [run_cli(["--data-dir", str(workspace), "query", next(asked), *query], env)
+                           for _ in range(runs)]
+            else:
+                results = [run_cli(argv, env) for _ in range(runs)]
+            walls, cpus, peaks = [r[0] for r in results], [r[1] for r in results], [r[2] for r in results]
+            failed = sum(1 for r in results if r[3])
+            print(f"  {name:<17} wall median {statistics.median(walls):.2f} s (max {max(walls):.2f}), "
+                  f"CPU median {statistics.median(cpus):.2f} s, peak RSS max {max(peaks):.0f} MB"
+                  + (f", {failed} failed" if failed else ""))
+
+
 def main() -> None:
-    """Build or reuse the workspace, then time context assembly per mode."""
+    """Build or reuse the workspace, then time the CLI and context assembly per mode."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entities", type=int, default=100_000)
+    parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--dim", type=int, default=768)
     parser.add_argument("--questions", type=int, default=30)
+    parser.add_argument("--runs", type=int, default=5, help="CLI runs per command")
     parser.add_argument("--room", type=int, default=6000, help="context tokens available")
-    parser.add_argument("--db", type=Path, help="keep (and reuse) the workspace here")
+    parser.add_argument("--workspace", type=Path, help="keep (and reuse) the workspace folder here")
     parser.add_argument("--communities", action="store_true", help="also time community detection")
     args = parser.parse_args()
     tmp = None
-    if args.db is None:
+    if args.workspace is None:
         tmp = tempfile.TemporaryDirectory()
-        args.db = Path(tmp.name) / "bench.sqlite"
-    if not args.db.exists():
-        build(args.db, args.entities, args.dim)
+        args.workspace = Path(tmp.name)
+    db = database_path(args.workspace)
+    if not db.exists():
+        build(db, args.entities, args.chunks, args.dim)
+    build_indexes(db)
     settings = QuerySettings()
-    with Store(args.db) as store:
+    with Store(db) as store:
+        sizes = {r["kind"]: r["n"] for r in store.query("SELECT kind, COUNT(*) AS n FROM embeddings GROUP BY kind")}
+        print(f"workspace: {store.counts()['entities']} entities, {store.counts()['relations']} relations, "
+              f"{sizes.get('chunk', 0)} chunks; vectors: " + ", ".join(f"{n} {k}" for k, n in sorted(sizes.items()))
+              + f", dim {args.dim}", flush=True)
+    cli_figures(args.workspace, args.dim, args.runs)
+    with Store(db) as store:
         asked = questions(store, args.questions)
         started = time.perf_counter()
         count_tokens("warm up")  # loads the tokenizer once per process
-        for kind in ("entity", "relation", "chunk"):
-            vectors.load_matrix(store, kind, MODEL)
-        print(f"one-off per process or change: tokenizer and vector matrices loaded in "
-              f"{time.perf_counter() - started:.2f} s")
+        print(f"in-process: tokenizer loaded in {time.perf_counter() - started:.2f} s")
+        found = recall(store, asked)
+        print("vector search recall@10 against an exact scan (10 questions): "
+              + ", ".join(f"{kind} {share:.2f}" for kind, share in found.items()))
         print(f"{'mode':<8} {'median ms':>10} {'p90 ms':>8} {'entities':>9} {'relations':>10} {'chunks':>7} "
               f"{'tokens':>7}")
         for mode in MODES:

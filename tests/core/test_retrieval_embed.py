@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import threading
 
-import numpy as np
 from docatlas.core.base.progress import Progress
 from docatlas.core.graph.merge import rebuild
 from docatlas.core.jobs.ingest import index
-from docatlas.core.retrieval import vectors
+from docatlas.core.retrieval import vector_index, vectors
 from docatlas.core.retrieval.embed import embed_pending, embedding_texts, pending_count
 from fixtures.ollama_server import fake_embedding
 from test_retrieval_helpers import build_graph, client, embed_requests, open_store, settings_for
@@ -50,9 +49,7 @@ def test_stored_vectors_are_the_models_and_searchable(fake_ollama, tmp_path):
         query = vectors.unit(fake_embedding(text, 16))
         found = vectors.search(store, "entity", "nomic-embed-text", query, 3, 0.2)
         assert found[0][0] == "maria lopez" and abs(found[0][1] - 1.0) < 1e-5
-        matrix = vectors.load_matrix(store, "entity", "nomic-embed-text")
-        assert matrix.matrix.dtype == np.float32 and matrix.dim == 16
-        assert vectors.load_matrix(store, "entity", "nomic-embed-text") is matrix  # kept in memory
+        assert vector_index.index_path(store, "entity", "nomic-embed-text", 16).is_file()  # on disk, beside it
 
 
 def test_a_changed_entity_is_embedded_again_and_a_deleted_one_loses_its_vector(fake_ollama, tmp_path):
@@ -128,26 +125,6 @@ def test_cancel_stops_between_batches_and_the_rest_waits(fake_ollama, tmp_path):
         assert 0 < pending_count(store) < total
         run(store, client(fake_ollama), settings)
         assert pending_count(store) == 0
-
-
-def test_two_stage_search_on_a_large_matrix_finds_what_exact_search_finds(monkeypatch):
-    rng = np.random.default_rng(3)
-    n, dim, topics = 6000, 512, 120
-    centres = rng.standard_normal((topics, dim))
-    rows = 0.8 * centres[rng.integers(0, topics, n)] + 0.6 * rng.standard_normal((n, dim))
-    rows = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
-    refs = tuple(str(i) for i in range(n))
-    exact = vectors.VectorMatrix(refs, rows)
-    approx = vectors.with_projection(exact)
-    assert approx is exact  # small: searched exactly
-    monkeypatch.setattr(vectors, "APPROXIMATE_FROM", 1000)
-    approx = vectors.with_projection(exact)
-    assert approx.projected is not None and approx.projected.shape == (n, vectors.PROJECTED)
-    for t in range(10):
-        query = vectors.unit(0.8 * centres[t] + 0.6 * rng.standard_normal(dim))
-        found, truth = approx.search(query, 20, 0.2), exact.search(query, 20, 0.2)
-        assert [r for r, _ in found] == [r for r, _ in truth] and len(truth) == 20
-        assert np.allclose([s for _, s in found], [s for _, s in truth], atol=1e-5)
 
 
 def test_batches_run_in_parallel_up_to_the_setting(fake_ollama, tmp_path):

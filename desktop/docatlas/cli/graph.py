@@ -1,4 +1,7 @@
-"""The commands that read or curate the graph: export, status and merge suggestions."""
+"""The commands that read or curate the graph: export, status and merge suggestions.
+
+Each imports the graph code it needs when it runs: `status` loads no graph, model or export code.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +14,6 @@ from docatlas.cli.guards import clean
 from docatlas.cli.health import document_health_line
 from docatlas.core.base.settings import Settings
 from docatlas.core.base.text import json_for_terminal
-from docatlas.core.graph.export import export, write_export
-from docatlas.core.graph.suggest import accept, get_suggestion, reject, suggest_merges
-from docatlas.core.graph.summarize import ModelSummarizer
-from docatlas.core.llm.replay import ReplayLLM
-from docatlas.core.prompts import store as prompt_store
 from docatlas.core.storage import document_list, scan_pages
 from docatlas.core.storage import metadata as stored_metadata
 from docatlas.core.storage.database import Store
@@ -24,6 +22,8 @@ from docatlas.core.storage.health import document_health
 
 def cmd_export(args: argparse.Namespace, store: Store, settings: Settings) -> int:
     """Write the graph in one of the export formats; `-` writes it to standard output."""
+    from docatlas.core.graph.export import export, write_export
+
     if str(args.out) == "-":
         if args.format == "csv":
             raise UserError("csv writes a folder of three files, not one stream; give a folder name, "
@@ -94,6 +94,11 @@ def _ocr_report(store: Store, document_id: int) -> dict:
 
 def cmd_suggestions(args: argparse.Namespace, store: Store, settings: Settings) -> int:
     """List likely duplicate entities, or accept or reject one suggestion."""
+    from docatlas.core.graph.suggest import accept, get_suggestion, reject, suggest_merges
+    from docatlas.core.graph.summarize import ModelSummarizer
+    from docatlas.core.llm.replay import ReplayLLM
+    from docatlas.core.prompts import store as prompt_store
+
     if args.accept or args.reject:
         try:
             with writing(args, store, "suggestions"):

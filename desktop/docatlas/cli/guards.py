@@ -89,12 +89,12 @@ def uses_ollama(args: argparse.Namespace) -> bool:
 
 def note_remote_host(args: argparse.Namespace, settings: Settings) -> None:
     """Once per run (the CLI calls it once), on stderr: which Ollama hosts are other computers."""
+    if not uses_ollama(args):
+        return  # before importing transport: it loads the ollama client (0.5 s), which `status` never uses
     from docatlas.core.base.errors import LLMError
     from docatlas.core.base.settings_hosts import HostSettingError, host_entries
     from docatlas.core.llm.transport import is_this_computer, normalize_host
 
-    if not uses_ollama(args):
-        return
     try:
         addresses = [e.address for e in host_entries(settings.ollama.host)]
     except HostSettingError:

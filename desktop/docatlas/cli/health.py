@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from docatlas.core.jobs.run_health import last_run_health
-
 MOSTLY_EMPTY_EXIT = 3  # the run finished, but most chunks gave no entity: not a plain success
 
 
@@ -13,6 +11,8 @@ def print_run_health(store, printed: list[str] | tuple[str, ...] = ()) -> int:
     """Print the last run's health summary; the exit code it calls for (0, or MOSTLY_EMPTY_EXIT).
 
     `printed` holds the warnings already shown, so the verdict is not said twice."""
+    from docatlas.core.jobs.run_health import last_run_health  # not for `status`, which only needs the lines
+
     summary = last_run_health(store)
     if not summary or not summary.get("chunks"):
         return 0

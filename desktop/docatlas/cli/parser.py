@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 
 from docatlas import __version__
-from docatlas.core.graph.export import EXPORT_FORMATS
+from docatlas.core.graph.formats import EXPORT_FORMATS
+from docatlas.core.prompts.catalog import ANSWER_MODES as MODES  # not retrieval.answer: it loads ollama
 from docatlas.core.prompts.catalog import available_profiles
-from docatlas.core.retrieval.answer import MODES
 
 WAIT_HELP = "if another DocAtlas process is writing to the workspace, wait for it to finish instead of stopping"
 

@@ -6,16 +6,17 @@ import csv
 import json
 import os
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 from docatlas.core.base.text import for_spreadsheet, json_for_terminal
+from docatlas.core.graph.formats import EXPORT_FORMATS
 from docatlas.core.storage import graph as graph_rows
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.mentions import all_mentions
 
-EXPORT_FORMATS = ("json", "graphml", "gexf", "csv")
 MENTIONS_PER_ITEM = 20  # quotes per entity or relation in the JSON export, in document order
 
 
@@ -73,6 +74,8 @@ def _add_mentions(store: Store, entities: list[dict], keys: list[str], relations
 
 def to_networkx(data: dict) -> nx.Graph:
     """An undirected networkx graph of `graph_data` output; nodes keyed by display name."""
+    import networkx as nx  # only here: a command that exports no graph file does not load it
+
     graph = nx.Graph()
     for e in data["entities"]:
         graph.add_node(e["name"], type=e["type"], description=e["description"],
@@ -101,9 +104,9 @@ def export(store: Store, fmt: str, out: Path) -> Path:
     if fmt == "json":
         tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
     elif fmt == "graphml":
-        nx.write_graphml(to_networkx(data), tmp)
+        _networkx().write_graphml(to_networkx(data), tmp)
     else:
-        nx.write_gexf(to_networkx(data), tmp)
+        _networkx().write_gexf(to_networkx(data), tmp)
     os.replace(tmp, out)
     return out
 
@@ -117,9 +120,9 @@ def write_export(store: Store, fmt: str, handle: BinaryIO) -> None:
         text = json_for_terminal(json.dumps(data, ensure_ascii=False, indent=2))  # the same JSON, terminal-safe
         handle.write((text + "\n").encode("utf-8"))
     elif fmt == "graphml":
-        nx.write_graphml(to_networkx(data), handle)
+        _networkx().write_graphml(to_networkx(data), handle)
     else:
-        nx.write_gexf(to_networkx(data), handle)
+        _networkx().write_gexf(to_networkx(data), handle)
 
 
 def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
@@ -130,3 +133,9 @@ def _write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
             # a name such as "=HYPERLINK(...)" is text to the reader, never a formula
             writer.writerow({k: for_spreadsheet("; ".join(v) if isinstance(v, list) else v)
                              for k, v in row.items()})
+
+
+def _networkx():
+    import networkx
+
+    return networkx

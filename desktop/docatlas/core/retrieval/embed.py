@@ -20,7 +20,7 @@ from typing import Protocol
 from docatlas.core.base.errors import LLMError, ModelNotFound
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
-from docatlas.core.retrieval.vectors import load_matrix, pack
+from docatlas.core.retrieval.vectors import pack, refresh_index
 from docatlas.core.storage import vectors as stored
 from docatlas.core.storage.database import Store
 
@@ -81,6 +81,7 @@ def embed_pending(store: Store, llm: Embedder, settings: Settings,
     _switch_model(store, model)
     total = pending_count(store)
     if total == 0:
+        _refresh_indexes(store, model)  # nothing to embed, but an index may lag (a crash after a commit, an upgrade)
         return
     done, started = 0, time.monotonic()
     batch = max(1, settings.query.embed_batch)
@@ -129,8 +130,16 @@ def embed_pending(store: Store, llm: Embedder, settings: Settings,
                     yield progress()
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
-    for kind in KINDS:  # load the search matrices now, so that the next question does not wait
-        load_matrix(store, kind, model)
+    _refresh_indexes(store, model)
+
+
+def _refresh_indexes(store: Store, model: str) -> None:
+    """The on-disk indexes take in what changed (a small change waits: searches score it from SQL)."""
+    for kind in KINDS:
+        change = refresh_index(store, kind, model)
+        if change.written:
+            log.info("vector index %s: %d added, %d removed%s", kind, change.added, change.removed,
+                     " (built again)" if change.rebuilt else "")
 
 
 def _sort_out(store: Store, queued: list[stored.QueuedItem],

@@ -20,8 +20,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import sqlite_utils
-
 from docatlas.core.base.errors import StoreError
 from docatlas.core.base.records import EntityRecord, RelationRecord
 from docatlas.core.storage.locate import relocate as relocate_mentions
@@ -111,12 +109,18 @@ class Store:
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=30000")
             self.conn = conn
-            self.db = sqlite_utils.Database(conn)
             self._migrate()
         except sqlite3.Error as exc:
             raise friendly_error(exc) from exc
 
     # -- plumbing -----------------------------------------------------------------
+
+    @property
+    def db(self):
+        """The connection as a sqlite_utils Database (for table helpers)."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
 
     def close(self) -> None:
         """Close the connection."""

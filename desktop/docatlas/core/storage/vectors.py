@@ -3,12 +3,14 @@
 Triggers (migration 2) put every changed row on the queue; these functions read the
 queue, the texts its rows are embedded from, and write or drop vectors (float32 blobs,
 packed by `docatlas.core.retrieval.vectors`), always bumping the version counters.
+Every vector has a key that is never reused (`seq`, migration 13); the reads below by key
+and by stamp are what the on-disk index (`retrieval.vector_index`) is kept in step with.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from docatlas.core.base.keys import split_relation_ref
@@ -130,15 +132,72 @@ def write_vectors(store: Store, model: str, rows: Sequence[NewVector]) -> None:
         conn.executemany("DELETE FROM embed_queue WHERE id = ?", [(v.queue_id,) for v in rows])
 
 
-def vector_rows(store: Store, kind: str, model: str) -> list[tuple[str, int, bytes]]:
-    """(ref, dim, blob) of every vector of `kind` made by `model`."""
-    rows = store.query("SELECT ref, dim, vector FROM embeddings WHERE kind = ? AND model = ?", (kind, model))
-    return [(r["ref"], r["dim"], r["vector"]) for r in rows]
-
-
 def has_vectors(store: Store, kinds: Sequence[str], model: str) -> bool:
     """True when at least one vector of these kinds was made by `model`."""
     if not kinds:
         return False
     return bool(store.query(f"SELECT 1 FROM embeddings WHERE kind IN ({','.join('?' * len(kinds))}) "
                             "AND model = ? LIMIT 1", [*kinds, model]))
+
+
+@dataclass(frozen=True)
+class VectorStamp:
+    """What SQL holds of one kind and model at the size most of its vectors have."""
+
+    dim: int
+    count: int
+    highest: int  # the highest key
+
+
+def vector_stamp(store: Store, kind: str, model: str) -> VectorStamp | None:
+    """The stamp of the most common vector size of `kind` by `model`; None when there is none."""
+    rows = store.query("SELECT dim, COUNT(*) AS n, MAX(seq) AS top FROM embeddings "
+                       "WHERE kind = ? AND model = ? GROUP BY dim", (kind, model))
+    if not rows:
+        return None
+    best = max(rows, key=lambda r: (int(r["n"]), int(r["dim"])))  # a stray other size is left out
+    return VectorStamp(int(best["dim"]), int(best["n"]), int(best["top"] or 0))
+
+
+def models_of(store: Store, kind: str) -> list[str]:
+    """The models that made at least one stored vector of `kind`."""
+    return [r["model"] for r in store.query("SELECT DISTINCT model FROM embeddings WHERE kind = ?", (kind,))]
+
+
+def count_after(store: Store, kind: str, model: str, dim: int, key: int) -> int:
+    """How many vectors have a key above `key`."""
+    return int(store.query("SELECT COUNT(*) AS n FROM embeddings WHERE kind = ? AND model = ? AND dim = ? "
+                           "AND seq > ?", (kind, model, dim, key))[0]["n"])
+
+
+def vectors_after(store: Store, kind: str, model: str, dim: int, key: int,
+                  batch: int = 8192) -> Iterator[list[tuple[int, str, bytes]]]:
+    """(key, ref, blob) of every vector with a key above `key`, in key order, `batch` rows at a time.
+
+    Each batch is its own read, so memory holds one batch, never all the vectors."""
+    while True:
+        rows = store.query("SELECT seq, ref, vector FROM embeddings WHERE kind = ? AND model = ? AND dim = ? "
+                           "AND seq > ? ORDER BY seq LIMIT ?", (kind, model, dim, key, batch))
+        if not rows:
+            return
+        yield [(int(r["seq"]), r["ref"], r["vector"]) for r in rows]
+        key = int(rows[-1]["seq"])
+
+
+def live_keys(store: Store, kind: str, model: str, dim: int, up_to: int) -> list[int]:
+    """The keys of the vectors stored now, up to `up_to` (read from the index alone)."""
+    rows = store.query("SELECT seq FROM embeddings WHERE kind = ? AND model = ? AND dim = ? AND seq <= ?",
+                       (kind, model, dim, up_to))
+    return [int(r["seq"]) for r in rows]
+
+
+def vectors_by_key(store: Store, kind: str, model: str, dim: int,
+                   keys: Sequence[int]) -> list[tuple[int, str, bytes]]:
+    """(key, ref, blob) of the keys still stored; a key that is gone is left out."""
+    out: list[tuple[int, str, bytes]] = []
+    for start in range(0, len(keys), 500):
+        part = [int(k) for k in keys[start:start + 500]]
+        rows = store.query(f"SELECT seq, ref, vector FROM embeddings WHERE kind = ? AND model = ? AND dim = ? "
+                           f"AND seq IN ({','.join('?' * len(part))})", [kind, model, dim, *part])
+        out.extend((int(r["seq"]), r["ref"], r["vector"]) for r in rows)
+    return out

@@ -16,6 +16,7 @@ from docatlas.core.storage.migrations import (
     m010_document_metadata,
     m011_sources,
     m012_scan_pages,
+    m013_vector_keys,
     m014_document_counts,
 )
 
@@ -32,6 +33,7 @@ MIGRATIONS: list = [  # SQL text, or a module with `apply(conn, statements)`
     m010_document_metadata.SQL,
     m011_sources.SQL,
     m012_scan_pages.SQL,
+    m013_vector_keys,
     m014_document_counts.SQL,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
