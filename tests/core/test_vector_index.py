@@ -54,10 +54,22 @@ def queries(rng: np.random.Generator, truth: dict[str, np.ndarray], count: int) 
 
 
 def assert_exact(store: Store, truth: dict[str, np.ndarray], rng: np.random.Generator, limit: int = 10) -> None:
+    """The ranking is the exact one; through the HNSW graph (an approximate walk, built by several
+    threads, so not the same on every run) at least 95% of the exact top results are found."""
+    approximate = vector_index.EXACT_BELOW == 0
+    found_right = wanted = 0
     for query in queries(rng, truth, 12):
         found = vectors.search(store, "entity", MODEL, query, limit, -1.0)
-        assert [r for r, _ in found] == brute_force(truth, query, limit)
+        exact = brute_force(truth, query, limit)
+        if approximate:
+            found_right += len({r for r, _ in found} & set(exact))
+            wanted += len(exact)
+        else:
+            assert [r for r, _ in found] == exact
+        # whatever is found is scored exactly, so it is ranked right among itself
         assert np.allclose([s for _, s in found], [np.dot(truth[r], query) for r, _ in found], atol=1e-5)
+    if approximate:
+        assert found_right >= 0.95 * wanted
 
 
 @pytest.mark.parametrize("exhaustive_below", [vector_index.EXACT_BELOW, 0])  # flat search, then the HNSW graph
