@@ -89,11 +89,23 @@ def mixed_corpus(folder: Path, docs: int, chunk_tokens: int) -> None:
 
 
 class TimedOllama(FakeOllama):
-    """The test server, also noting when each request arrived (seconds since the epoch)."""
+    """The test server, also noting when each request arrived and each model call's span
+    (from taking the call to its last byte written; seconds since the epoch)."""
+
+    def __init__(self, models: dict):
+        super().__init__(models)
+        self.spans: list[tuple[float, float]] = []
 
     def _record(self, method: str, path: str, body: dict | None) -> None:
         with self._lock:
             self.requests.append({"method": method, "path": path, "body": body, "at": time.time()})
+
+    @contextlib.contextmanager
+    def _in_flight(self):
+        began = time.time()
+        with super()._in_flight():
+            yield
+        self.spans.append((began, time.time()))
 
 
 def serve(latency: float, pipe) -> None:
@@ -103,7 +115,7 @@ def serve(latency: float, pipe) -> None:
         server.latency = latency
         pipe.send(server.host)
         pipe.recv()  # "stop"
-        pipe.send(server.requests)
+        pipe.send((server.requests, server.spans))
 
 
 @contextlib.contextmanager
@@ -114,7 +126,7 @@ def server(latency: float):
     child.start()
     host = here.recv()
 
-    def requests() -> list[dict]:
+    def requests() -> tuple[list[dict], list[tuple[float, float]]]:
         here.send("stop")
         return here.recv()
 
@@ -124,15 +136,19 @@ def server(latency: float):
         child.join(timeout=10)
 
 
-def idle_figures(calls: list[dict], started: float, wall: float, latency: float, parallel: int) -> dict:
-    """Where the slots stood idle: before the first call, after the last one ended, and between."""
-    if not calls:
+def idle_figures(spans: list[tuple[float, float]], started: float, wall: float, latency: float,
+                 parallel: int) -> dict:
+    """Where the wall time beyond the ideal went, in seconds of one slot: before the first call,
+    after the last one, inside the calls beyond `latency` (the reply streamed and read), and
+    slots left empty between calls."""
+    if not spans:
         return {}
-    first = min(r["at"] for r in calls) - started
-    last_end = max(r["at"] for r in calls) + latency - started
-    busy = len(calls) * latency / parallel  # slot-seconds of model work, per slot
+    first = min(a for a, _ in spans) - started
+    last_end = max(b for _, b in spans) - started
+    inside = sum(b - a - latency for a, b in spans) / parallel
+    between = (last_end - first) - sum(b - a for a, b in spans) / parallel
     return {"first_call_s": round(first, 3), "after_last_call_s": round(wall - last_end, 3),
-            "between_calls_idle_s": round(last_end - first - busy, 3)}
+            "in_calls_beyond_latency_s": round(inside, 3), "slots_empty_between_calls_s": round(between, 3)}
 
 
 def model_bound(latency: float, parallel: int, chunks: int, chunk_tokens: int) -> dict:
@@ -147,7 +163,7 @@ def model_bound(latency: float, parallel: int, chunks: int, chunk_tokens: int) -
             code = main(["--data-dir", f"{tmp}/ws", "ingest", str(docs), "--parallel", str(parallel),
                          "--chunk-tokens", str(chunk_tokens)])
         wall = time.perf_counter() - started
-        received = requests()
+        received, spans = requests()
     chats = [r for r in received if r["path"] == "/api/chat"]
     embeds = [r for r in received if r["path"] == "/api/embed"]
     firsts = [r for r in chats if len(r["body"]["messages"]) == 1]
@@ -159,7 +175,7 @@ def model_bound(latency: float, parallel: int, chunks: int, chunk_tokens: int) -
         "exit": code, "summary": out.getvalue().strip(), "chunks": len(firsts), "latency_s": latency,
         "parallel": parallel, "wall_s": round(wall, 3), "model_calls": len(chats) + len(embeds),
         "embed_calls": len(embeds), "ideal_s": round(ideal, 3), "ratio": round(wall / ideal, 3) if ideal else None,
-        **idle_figures(chats + embeds, began, wall, latency, parallel),
+        **idle_figures(spans, began, wall, latency, parallel),
         "prompt_tokens_per_chunk_first_pass": round(prompt_tokens / max(1, len(firsts))),
         "prompt_tokens_per_chunk_gleaning": round(glean_tokens / max(1, len(firsts))),
     }
@@ -181,7 +197,7 @@ def many_documents(docs: int, parallel: int, chunk_tokens: int) -> dict:
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - started
         process.returncode = os.waitstatus_to_exitcode(status)
-        received = requests()
+        received, _ = requests()
     calls = [r for r in received if r["path"] in MODEL_PATHS]
     chats = [r for r in calls if r["path"] == "/api/chat"]
     chunks = len([r for r in chats if len(r["body"]["messages"]) == 1])

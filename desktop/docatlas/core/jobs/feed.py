@@ -64,6 +64,9 @@ class Feed:
         self.halt = threading.Event()  # the writer is done with us
         self.finished = False  # every file has been put (or the loader stopped)
         self.blocked = threading.Event()  # set while the loader waits for room in the queue
+        self.waiting = 0  # files read and not taken by the writer yet (the one waiting for room too)
+        self.most_waiting = 0  # the most there ever were: at most `bound` + 1
+        self._count = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="docatlas-feed", daemon=True)
 
     def start(self) -> Feed:
@@ -74,9 +77,12 @@ class Feed:
     def next(self) -> Read | None:
         """The next read file, if one is waiting."""
         try:
-            return self.items.get_nowait()
+            item = self.items.get_nowait()
         except queue.Empty:
             return None
+        with self._count:
+            self.waiting -= 1
+        return item
 
     @property
     def done(self) -> bool:
@@ -96,7 +102,12 @@ class Feed:
                 if self.halt.is_set() or self.cancel.is_set():
                     return
                 item = self._read(path)
-                if item is None or not self._put(item):
+                if item is None:
+                    return
+                with self._count:
+                    self.waiting += 1
+                    self.most_waiting = max(self.most_waiting, self.waiting)
+                if not self._put(item):
                     return
         finally:
             self.finished = True
@@ -150,7 +161,7 @@ class Feed:
             return None
         except DocumentError as exc:
             item.error = exc
-        except Exception as exc:  # noqa: BLE001 - a reader's bug ends the run on the writer's thread
+        except Exception as exc:
             item.crash = exc
         return item
 
