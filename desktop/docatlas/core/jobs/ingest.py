@@ -110,7 +110,8 @@ def index(
     if slots.fatal is not None:
         raise slots.fatal
     if cancel.is_set() and not slots.started:
-        yield tick(stage="cancelled", step_done=0, step_total=0, message="Stopped; run again to continue.")
+        yield tick(stage="cancelled", step_done=0, step_total=0, message="Stopped; run again to continue.",
+                   still_reading=False)
         return
     health_warning = finish_run_health(store, slots.ids, settings.extraction.profile)
 
