@@ -101,7 +101,12 @@ class Feed:
             for path in self.files:
                 if self.halt.is_set() or self.cancel.is_set():
                     return
-                item = self._read(path)
+                try:
+                    item = self._read(path)
+                except Exception as exc:  # the store failed (a full disk), or a bug
+                    if self.halt.is_set():
+                        return  # the writer has gone and may have closed the store: nobody to tell
+                    item = Read(path, crash=exc)  # raised on the writer's thread
                 if item is None:
                     return
                 with self._count:

@@ -2,10 +2,13 @@
 
 Extraction of the chunks handed in (`add`) and, between them, batches of chunk embeddings
 (`retrieval.embed.chunk_batch`: a chunk's text never changes, so its vector is made while
-extraction runs; entities and relations wait for the merge). A freed slot gets its next
-call (`refill`) before the finished one is stored, so the model never waits for the store.
+extraction runs; entities and relations wait for the merge). The model never waits for
+DocAtlas: `parallel` more chunks than the slots are prepared on the pool (text read,
+prompt built) and wait at the `Gate`, which lets at most `parallel` calls reach the model at
+once, so a call starts the moment another ends, and a reply is parsed and grounded while
+the next call runs. A pause (the generator not pulled) lets those prepared calls run too.
 Only the writer's thread calls these methods; the calls run on a small thread pool and
-`wake` the writer when one ends.
+`wake` the writer when one ends; the writer refills before it stores a finished one.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 
 from docatlas.core.base.errors import Cancelled, LLMError, OllamaUnreachable
 from docatlas.core.base.keys import entity_key
@@ -32,6 +36,36 @@ FIGURES = ("calls", "cached_calls", "prompt_tokens", "completion_tokens")
 
 class Embedding(list):
     """A batch of (queue item, text) of chunks being embedded."""
+
+
+class Gate:
+    """The model, let through by at most `slots` calls at once from any number of threads."""
+
+    def __init__(self, llm: LLM, slots: int, cancel: threading.Event):
+        self._llm, self._slots, self._cancel = llm, threading.BoundedSemaphore(slots), cancel
+
+    def __getattr__(self, name: str):
+        return getattr(self._llm, name)
+
+    def chat(self, *args, **kwargs):
+        """The model's `chat`, once a slot is free."""
+        with self._held():
+            return self._llm.chat(*args, **kwargs)
+
+    def embed(self, *args, **kwargs):
+        """The model's `embed`, once a slot is free."""
+        with self._held():
+            return self._llm.embed(*args, **kwargs)
+
+    @contextmanager
+    def _held(self) -> Iterator[None]:
+        while not self._slots.acquire(timeout=0.1):
+            if self._cancel.is_set():
+                raise Cancelled("Stopped before the call was made.")
+        try:
+            yield
+        finally:
+            self._slots.release()
 
 
 class Slots:
@@ -67,11 +101,12 @@ class Slots:
         self.settings, self.llm = settings, llm
         self.profile = extraction_profile(self.store, settings.extraction.profile)  # stamps the chunks
         self.parallel = max(1, settings.ollama.parallel)
+        self.gate = Gate(llm, self.parallel, self.cancel)
         self.embed_model = settings.ollama.embed_model if callable(getattr(llm, "embed", None)) else ""
         self.batch = max(1, settings.query.embed_batch)
         for name, value in spent.items():
             self.totals[name] = self.totals.get(name, 0) + value
-        self._pool = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="docatlas-llm")
+        self._pool = ThreadPoolExecutor(max_workers=2 * self.parallel, thread_name_prefix="docatlas-llm")
 
     @property
     def started(self) -> bool:
@@ -85,7 +120,7 @@ class Slots:
 
     def refill(self, last: bool = False) -> None:
         """Fill every free slot; `last`: no more chunks will come, so embed what is stored."""
-        while len(self.in_flight) < self.parallel and not self.cancel.is_set() and self.fatal is None:
+        while len(self.in_flight) < 2 * self.parallel and not self.cancel.is_set() and self.fatal is None:
             if self._embedding_due(last):
                 part = Embedding(chunk_batch(self.store, self.embed_model, self.batch))
                 self.unembedded = max(0, self.unembedded - self.batch) if part else 0
@@ -111,11 +146,11 @@ class Slots:
             text = self.store.chunk_text(chunk.id)  # read when its call starts: memory does not grow
         except IndexError:
             return None  # its document was replaced meanwhile
-        return extract_chunk(self.llm, self.profile, text, self.settings.extraction, self.cancel,
+        return extract_chunk(self.gate, self.profile, text, self.settings.extraction, self.cancel,
                              accepted=accepted_keys(self.store, chunk.id))
 
     def _embed(self, part: Embedding) -> list[list[float]]:
-        return self.llm.embed([text for _, text in part], model=self.embed_model)
+        return self.gate.embed([text for _, text in part], model=self.embed_model)
 
     def finished(self) -> list[tuple[Future, ChunkRow | Embedding]]:
         """The calls that have ended, taken off the slots (refill, then `keep` each)."""
