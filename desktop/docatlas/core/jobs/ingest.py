@@ -107,8 +107,8 @@ def index(
     finally:
         run.close()
     settings, llm, slots = run.settings, run.llm, run.slots
-    if slots.fatal is not None:
-        raise slots.fatal
+    if slots.fatal is not None or run.refused is not None:
+        raise slots.fatal or run.refused
     if cancel.is_set() and not slots.started:
         yield tick(stage="cancelled", step_done=0, step_total=0, message="Stopped; run again to continue.",
                    still_reading=False)

@@ -118,10 +118,10 @@ class Slots:
         """Nothing in flight and nothing waiting."""
         return not self.in_flight and not self.work
 
-    def refill(self, last: bool = False) -> None:
-        """Fill every free slot; `last`: no more chunks will come, so embed what is stored."""
+    def refill(self) -> None:
+        """Fill every free slot (and prepare as many calls again, waiting at the gate)."""
         while len(self.in_flight) < 2 * self.parallel and not self.cancel.is_set() and self.fatal is None:
-            if self._embedding_due(last):
+            if self._embedding_due():
                 part = Embedding(chunk_batch(self.store, self.embed_model, self.batch))
                 self.unembedded = max(0, self.unembedded - self.batch) if part else 0
                 if part:
@@ -131,10 +131,11 @@ class Slots:
                 return
             self._submit(self._extract, self.work.popleft())
 
-    def _embedding_due(self, last: bool) -> bool:
+    def _embedding_due(self) -> bool:
+        """A whole batch of chunks waits for its vectors (the rest is embedded after the merge)."""
         if not self.embed_model or any(isinstance(i, Embedding) for i in self.in_flight.values()):
             return False
-        return self.unembedded >= self.batch or (last and not self.work and self.unembedded > 0)
+        return self.unembedded >= self.batch
 
     def _submit(self, run, item: ChunkRow | Embedding) -> None:
         future = self._pool.submit(run, item)

@@ -4,7 +4,8 @@ Runs on the generator's thread, the only one that writes the store. Each turn: t
 that ended are replaced by new ones first (`Slots.refill`), then stored; then one read file
 is stored and its chunks join the work; when the files are all read, the workspace's other
 pending chunks (an earlier run's, attachments') join too. The first chunks open the slots:
-the model is checked, `--profile auto` tried on them, the learned token ratios loaded.
+the model is checked, `--profile auto` tried on them, the learned token ratios loaded (a
+model that cannot be used is reported after every file is stored, as before streaming).
 Progress counts what is known so far and says so (`still_reading`).
 """
 
@@ -15,10 +16,11 @@ import threading
 import time
 from collections.abc import Iterator
 
+from docatlas.core.base.errors import LLMError
 from docatlas.core.base.paths import shown_name, shown_path
 from docatlas.core.base.settings import Settings
 from docatlas.core.jobs.auto_profile import AUTO, TRIAL_CHUNKS, choose_profile, resolved_settings
-from docatlas.core.jobs.feed import Feed, store_read
+from docatlas.core.jobs.feed import Feed, Read, store_read
 from docatlas.core.jobs.slots import Slots
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.llm.protocol import LLM
@@ -40,6 +42,7 @@ class Stream:
         self.documents_done = self.documents_skipped = 0
         self.swept = False  # the workspace's other pending chunks have joined the work
         self.extract_started = 0.0
+        self.refused: LLMError | None = None  # the model could not be used: files are still stored
 
     def steps(self) -> Iterator[dict]:
         """Progress changes until every chunk is extracted, or the run stops."""
@@ -48,14 +51,14 @@ class Stream:
             self.wake.clear()
             ended = slots.finished()
             if slots.started:
-                slots.refill(last=self.swept)
+                slots.refill()
             for future, item in ended:
                 chunk = slots.keep(future, item)
                 if chunk is not None:
                     yield self._known(message=f"Extracted chunk {chunk.idx + 1}", eta=self._eta())
             yield from self._pages()
             if not self.cancel.is_set():
-                if not slots.started and slots.work and self._trial_ready():
+                if not slots.started and slots.work and self.refused is None and self._trial_ready():
                     yield from self._open()  # the first chunks are stored: the model starts now
                     continue
                 read = feed.next()
@@ -66,10 +69,10 @@ class Stream:
                     self.swept = True
                     slots.add(self.store.work_chunks(with_text=False))  # an earlier run's, attachments'
                     if slots.started:
-                        slots.refill(last=True)
+                        slots.refill()
                     yield self._known(message=f"{len(slots.ids)} chunks to extract")
                     continue
-            if not slots.in_flight and (self.cancel.is_set() or (self.swept and slots.idle)):
+            if not slots.in_flight and (self.cancel.is_set() or (self.swept and (slots.idle or self.refused))):
                 return
             self.wake.wait(WAIT_S)
 
@@ -81,8 +84,13 @@ class Stream:
         """The first chunks are stored: check the model, choose the profile, start extracting."""
         self.llm = self.llm or OllamaLLM(self.settings.ollama, cache=self.store)
         check = getattr(self.llm, "check", None)
-        if check is not None:
-            check()
+        try:
+            if check is not None:
+                check()
+        except LLMError as exc:  # Ollama down, the model missing: the files are still read and kept
+            self.refused = exc
+            yield self._known(message="The model cannot be used; the files are read and kept for the next run.")
+            return
         spent: dict[str, int] = {}  # calls and tokens of the profile trial, counted in the run's totals
         if self.settings.extraction.profile == AUTO:
             scores: dict[str, int] = {}
@@ -95,18 +103,18 @@ class Stream:
             self.ratios.load(stored_health.token_ratios(self.store))
         self.slots.start(self.settings, self.llm, spent)
         self.extract_started = time.monotonic()
-        self.slots.refill(last=self.swept)
+        self.slots.refill()
         what = "while the files are read" if not self.feed.done else f"{len(self.slots.ids)} chunks"
         yield self._known(stage="extract", message=f"Extracting {what}")
 
-    def _store(self, read) -> dict:
+    def _store(self, read: Read) -> dict:
         """Store one read file; its chunks join the work."""
         outcome, keys, documents = store_read(self.store, read, self.settings, self.failures, self.warnings)
         self.touched |= keys
         if documents:
             self.slots.add(self.store.work_chunks(documents, with_text=False))
         if self.slots.started:
-            self.slots.refill(last=self.swept)
+            self.slots.refill()
         self.documents_done += 1
         self.documents_skipped += outcome == "unchanged"
         return self._known(documents_done=self.documents_done, documents_skipped=self.documents_skipped,
