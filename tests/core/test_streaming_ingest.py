@@ -84,13 +84,13 @@ def test_extraction_starts_before_the_folder_is_read_and_memory_stays_bounded(mo
 
     (feed,) = feeds
     assert feed.blocked.wait(30)  # the consumer has stopped pulling: the loader stops at its bound
-    assert feed.waiting == FEED_BOUND + 1 and len(store.documents()) < FILES
+    assert feed.waiting <= FEED_BOUND + 1 and len(store.documents()) < FILES
 
     events = list(run)
     last = events[-1]
     assert last.stage == "done" and not last.still_reading
     assert (last.documents_total, last.documents_done, last.chunks_done) == (FILES, FILES, FILES)
-    assert feed.most_waiting <= FEED_BOUND + 1
+    assert feed.most_waiting == FEED_BOUND + 1  # reached while nobody pulled, never passed
     # the totals only grew while files were read, and were final once they were all read
     totals = [p.chunks_total for p in [first, *events] if p.stage == "extract"]
     assert totals == sorted(totals) and totals[-1] == FILES

@@ -79,7 +79,7 @@ class Slots:
         self.remaining: dict[int, int] = {}  # per document: chunks not finished yet
         self.totals = dict(chunks_done=0, chunks_failed=0, **dict.fromkeys(FIGURES, 0))
         self.fatal: LLMError | None = None
-        self.unembedded = 0  # chunks stored since the last embedding batch
+        self.unembedded = 0  # chunks extracted since the last embedding batch: embedding trails extraction
         self._seen: set[int] = set()
         self._pool: ThreadPoolExecutor | None = None
 
@@ -93,7 +93,6 @@ class Slots:
                 self.ids.append(chunk.id)
                 self.remaining[chunk.document_id] = self.remaining.get(chunk.document_id, 0) + 1
                 added += 1
-        self.unembedded += added
         return added
 
     def start(self, settings: Settings, llm: LLM, spent: dict[str, int]) -> None:
@@ -112,6 +111,11 @@ class Slots:
     def started(self) -> bool:
         """The slots are open."""
         return self._pool is not None
+
+    @property
+    def extracting(self) -> int:
+        """Extraction calls in flight (or prepared); embedding batches are not counted."""
+        return sum(1 for item in self.in_flight.values() if not isinstance(item, Embedding))
 
     @property
     def idle(self) -> bool:
@@ -187,6 +191,7 @@ class Slots:
         else:
             self.totals["chunks_done"] += 1
             self._store_result(item, future.result())
+        self.unembedded += 1
         self.remaining[item.document_id] -= 1
         if self.remaining[item.document_id] == 0:
             self.store.refresh_document_status(item.document_id)

@@ -58,6 +58,13 @@ class Stream:
                     yield self._known(message=f"Extracted chunk {chunk.idx + 1}", eta=self._eta())
             yield from self._pages()
             if not self.cancel.is_set():
+                if not self.swept and (self.documents_done == len(feed.files) or feed.done):
+                    self.swept = True  # every file is stored: the other pending chunks join
+                    slots.add(self.store.work_chunks(with_text=False))  # an earlier run's, attachments'
+                    if slots.started:
+                        slots.refill()
+                    yield self._known(message=f"{len(slots.ids)} chunks to extract")
+                    continue
                 if not slots.started and slots.work and self.refused is None and self._trial_ready():
                     yield from self._open()  # the first chunks are stored: the model starts now
                     continue
@@ -65,14 +72,9 @@ class Stream:
                 if read is not None:
                     yield self._store(read)
                     continue
-                if feed.done and not self.swept:
-                    self.swept = True
-                    slots.add(self.store.work_chunks(with_text=False))  # an earlier run's, attachments'
-                    if slots.started:
-                        slots.refill()
-                    yield self._known(message=f"{len(slots.ids)} chunks to extract")
-                    continue
-            if not slots.in_flight and (self.cancel.is_set() or (self.swept and (slots.idle or self.refused))):
+            if self.cancel.is_set() and not slots.extracting:
+                return  # an embedding batch still running is left to finish in the background
+            if not slots.in_flight and self.swept and (slots.idle or self.refused):
                 return
             self.wake.wait(WAIT_S)
 
