@@ -147,6 +147,8 @@ class Slots:
         future.add_done_callback(lambda _: self.wake.set())
 
     def _extract(self, chunk: ChunkRow) -> ChunkExtraction | None:
+        if self.cancel.is_set():  # prepared before a stop: the run (and maybe the store) is over
+            raise Cancelled("Stopped before the call was made.")
         try:
             text = self.store.chunk_text(chunk.id)  # read when its call starts: memory does not grow
         except IndexError:
