@@ -13,6 +13,7 @@ from docatlas.core.base.errors import DocumentError
 from docatlas.core.ingest import archive_guard
 from docatlas.core.ingest.chunking import iter_chunks
 from docatlas.core.ingest.loaders import discover, load_document, open_document
+from docatlas.core.jobs import feed
 from docatlas.core.jobs import ingest as pipeline
 from docatlas.core.storage.database import Store
 from fixtures.make_docs import make_docx
@@ -196,7 +197,7 @@ def test_bad_bytes_are_counted_in_a_warning(model, tmp_path):
 
 
 def test_a_document_with_many_chunks_warns_with_count_and_time(model, capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(pipeline, "LARGE_DOCUMENT_CHUNKS", 5)
+    monkeypatch.setattr(feed, "LARGE_DOCUMENT_CHUNKS", 5)
     path = tmp_path / "long.txt"
     path.write_text(long_document(200), encoding="utf-8")
     ws = str(tmp_path / "ws")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from core.helpers import long_document
-from docatlas.core.jobs import ingest as pipeline
+from docatlas.core.jobs import feed
 from gui_helpers import wait_idle
 
 
 def test_a_document_with_many_chunks_is_named_in_the_run_summary(qtbot, make_window, tmp_path, monkeypatch):
-    monkeypatch.setattr(pipeline, "LARGE_DOCUMENT_CHUNKS", 5)
+    monkeypatch.setattr(feed, "LARGE_DOCUMENT_CHUNKS", 5)
     folder = tmp_path / "long"
     folder.mkdir()
     (folder / "letters.txt").write_text(long_document(120), encoding="utf-8")

@@ -82,8 +82,11 @@ class ProgressLine:
         total = max(1, p.chunks_total)
         done = p.chunks_done + p.chunks_failed
         eta = f" ETA {_duration(p.eta)}" if p.eta else ""
-        words = (f" {p.stage:<7} docs {p.documents_done}/{p.documents_total} chunks {done}/{p.chunks_total}"
+        known = f"{p.chunks_total}+" if p.still_reading else f"{p.chunks_total}"  # more chunks to come
+        words = (f" {p.stage:<7} docs {p.documents_done}/{p.documents_total} chunks {done}/{known}"
                  f" calls {p.calls}{eta}")
+        if p.still_reading and p.stage == "extract":
+            words += " (still reading files)"
         if p.stage == "load" and p.step_total:  # a scan being OCR'd, page by page
             words += f" OCR page {p.step_done}/{p.step_total}"
         room = min(30, width - len(words) - 2)

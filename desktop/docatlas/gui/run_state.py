@@ -31,6 +31,7 @@ class RunState:
     summary: str = ""  # how the last run ended (done, stopped, failed), one sentence
     failures: tuple[tuple[str, str], ...] = ()  # (document, reason) of this run, shown apart
     left: int = 0  # chunks still pending when stopped
+    growing: bool = False  # files are still read: `total` is what is known so far
 
     @property
     def active(self) -> bool:
@@ -40,7 +41,7 @@ class RunState:
     @property
     def percent(self) -> int | None:
         """How far the run is, for the window title; None when nothing is counted."""
-        if not self.active or self.total <= 0:
+        if not self.active or self.total <= 0 or self.growing:
             return None
         return max(0, min(100, round(100 * self.done / self.total)))
 
@@ -71,6 +72,10 @@ def describe_step(item: Progress) -> tuple[str, int, int, float | None]:
         return (f"Reading documents{name}", item.documents_done, item.documents_total, None)
     if item.stage == "extract":
         done = item.chunks_done + item.chunks_failed
+        if item.still_reading:  # the total grows as files are read: say what is known so far
+            return (f"Extracting entities and relations: {done} of at least {item.chunks_total} chunks "
+                    f"(still reading files: {item.documents_done} of {item.documents_total} read)",
+                    done, item.chunks_total, None)
         return ("Extracting entities and relations", done, item.chunks_total, item.eta)
     if item.stage == "merge":
         return ("Merging the graph", item.chunks_total, item.chunks_total, None)
@@ -81,18 +86,20 @@ def running_state(phase: str, last: Progress | None, retry: Progress | None) -> 
     """The state while a run goes on: `last` is its latest progress, `retry` a retry notice."""
     text, done, total, eta = describe_step(last) if last is not None else ("Starting", 0, 0, None)
     failures = last.failures if last is not None else ()
-    position = f" at {done}/{total}" if total else ""
+    growing = last is not None and last.still_reading and last.stage == "extract"
+    position = f" at {done}/{total}{'+' if growing else ''}" if total else ""
     if phase == "pausing":
         return RunState(phase, f"Pausing{position}: the calls in flight finish, no new ones start",
-                        done, total, None, failures=failures)
+                        done, total, None, failures=failures, growing=growing)
     if phase == "paused":
-        return RunState(phase, f"Paused{position} — Resume continues", done, total, None, failures=failures)
+        return RunState(phase, f"Paused{position} — Resume continues", done, total, None, failures=failures,
+                        growing=growing)
     if phase == "cancelling":
         return RunState(phase, f"Stopping{position}: the calls in flight finish; finished work is kept",
-                        done, total, None, failures=failures)
+                        done, total, None, failures=failures, growing=growing)
     if retry is not None:
-        return RunState("retrying", retry.message, done, total, None, failures=failures)
-    return RunState("running", text, done, total, eta, failures=failures)
+        return RunState("retrying", retry.message, done, total, None, failures=failures, growing=growing)
+    return RunState("running", text, done, total, eta, failures=failures, growing=growing)
 
 
 def stopped_state(left: int, summary: str = "", failures: tuple = ()) -> RunState:

@@ -51,6 +51,9 @@ class Progress:
     step_total: int = 0
     warnings: tuple[str, ...] = ()  # not fatal: e.g. no embedding model, keyword search only
     hosts: tuple[HostLoad, ...] = ()  # the Ollama hosts' loads while the model is called
+    # Files are still being read while their first chunks are extracted: chunks_total (and
+    # what is known of the documents) is what is known so far and still grows.
+    still_reading: bool = False
 
 
 class ProgressSink(Protocol):

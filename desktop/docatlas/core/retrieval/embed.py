@@ -142,6 +142,31 @@ def _refresh_indexes(store: Store, model: str) -> None:
                      " (built again)" if change.rebuilt else "")
 
 
+def chunk_batch(store: Store, model: str, size: int) -> list[tuple[stored.QueuedItem, str]]:
+    """Up to `size` queued chunks to embed now, with their texts, for embedding while extraction runs.
+
+    Chunks whose vector is current, or that are gone, leave the queue here; entities and
+    relations wait for `embed_pending` after the merge (their descriptions still change)."""
+    _switch_model(store, model)
+    queued = [item for item in stored.queued(store, _SCAN) if item.kind == "chunk"]
+    work, skipped = _sort_out(store, queued, model)
+    if skipped:
+        stored.drop_queued(store, [item.id for item, _ in skipped],
+                           [(item.kind, item.ref) for item, gone in skipped if gone])
+    return work[:size]
+
+
+def write_batch(store: Store, model: str, part: Sequence[tuple[stored.QueuedItem, str]],
+                vectors: Sequence[Sequence[float]]) -> bool:
+    """Store the vectors of a batch from `chunk_batch`; False when the model returned another count."""
+    if len(vectors) != len(part):
+        return False
+    stored.write_vectors(store, model, [
+        stored.NewVector(item.id, item.kind, item.ref, text_hash(text), len(vector), pack(vector))
+        for (item, text), vector in zip(part, vectors)])
+    return True
+
+
 def _sort_out(store: Store, queued: list[stored.QueuedItem],
               model: str) -> tuple[list[tuple[stored.QueuedItem, str]], list[tuple[stored.QueuedItem, bool]]]:
     """Split queue rows into (item, text) to embed and (item, gone) to drop."""

@@ -123,8 +123,10 @@ class Store:
         return sqlite_utils.Database(self.conn)
 
     def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
+        """Close the connection (after a query another thread is running: a model call left to
+        finish in the background may still write its reply to the cache)."""
+        with self._lock:
+            self.conn.close()
 
     def __enter__(self) -> Store:
         return self

@@ -283,8 +283,8 @@ class DocumentsPanel(QWidget):
         if isinstance(item, Progress):
             if item.stage == "load" and item.document_path:
                 self.reader.read_changed([item.document_path])
-            elif item.stage == "extract":
-                self.reader.read_changed(with_work=True)
+            elif item.stage == "extract":  # files are also stored while extraction runs
+                self.reader.read_changed([item.document_path] if item.document_path else [], with_work=True)
 
     def _on_state_changed(self) -> None:
         self._show_run()
