@@ -75,3 +75,21 @@ def docatlas(capsys, *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def workspace_before(path: Path, step: object):
+    """An sqlite3 connection to a new database at `path` holding the schema as it stood just
+    before migration `step` (an entry of MIGRATIONS): what an older workspace looks like."""
+    import sqlite3
+
+    from docatlas.core.storage.database import MIGRATIONS, _statements
+
+    conn = sqlite3.connect(path)
+    for earlier in MIGRATIONS[:MIGRATIONS.index(step)]:
+        if isinstance(earlier, str):
+            for statement in _statements(earlier):
+                conn.execute(statement)
+        else:
+            earlier.apply(conn, _statements)
+    conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(step)}")
+    return conn

@@ -14,7 +14,7 @@ from docatlas.core.storage.database import Store
 from docatlas.core.storage.document_list import DocumentQuery
 from fixtures.big_workspace import fill_workspace
 from fixtures.scripted_model import lightrag_responder
-from helpers import settings_for, write_corpus
+from helpers import settings_for, workspace_before, write_corpus
 
 
 def counted(store: Store) -> dict[int, dict[str, int]]:
@@ -120,19 +120,10 @@ def test_staleness_hashes_each_profiles_bundled_prompts_once_and_counts_in_sql(t
 
 
 def test_the_migration_counts_what_an_older_workspace_already_holds(tmp_path):
-    import sqlite3
-
-    from docatlas.core.storage.database import MIGRATIONS, SCHEMA_VERSION, _statements
+    from docatlas.core.storage.database import SCHEMA_VERSION
     from docatlas.core.storage.migrations import m014_document_counts
 
-    before = MIGRATIONS.index(m014_document_counts.SQL)
-    conn = sqlite3.connect(tmp_path / "old.sqlite")
-    for step in MIGRATIONS[:before]:
-        if isinstance(step, str):
-            for statement in _statements(step):
-                conn.execute(statement)
-        else:
-            step.apply(conn, _statements)
+    conn = workspace_before(tmp_path / "old.sqlite", m014_document_counts.SQL)  # as it was before that migration
     conn.executemany("INSERT INTO documents(id, path, title, kind, content_hash, size, status, added_at, updated_at)"
                      " VALUES (?, ?, ?, 'txt', ?, 1, 'done', 0, 0)",
                      [(d, f"/d/{d}.txt", str(d), str(d)) for d in (1, 2, 3)])
@@ -141,7 +132,6 @@ def test_the_migration_counts_what_an_older_workspace_already_holds(tmp_path):
                      [(1, 1, 0, "done"), (2, 1, 1, "failed"), (3, 2, 0, "pending"), (4, 2, 1, "empty")])
     conn.executemany("INSERT INTO chunk_entities(chunk_id, key, name, type, description) VALUES (?, ?, ?, 'x', '')",
                      [(1, "ada", "Ada"), (1, "alan", "Alan"), (2, "ada", "Ada"), (4, "grace", "Grace")])
-    conn.execute(f"PRAGMA user_version = {before}")
     conn.commit()
     conn.close()
     with Store(tmp_path / "old.sqlite") as store:

@@ -4,7 +4,6 @@ and never a wrong answer when it lags SQL, is damaged, or the vectors change siz
 from __future__ import annotations
 
 import logging
-import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +11,9 @@ import pytest
 from docatlas.core.retrieval import vector_index, vectors
 from docatlas.core.retrieval.embed import embed_pending
 from docatlas.core.storage import vectors as stored
-from docatlas.core.storage.database import MIGRATIONS, SCHEMA_VERSION, Store, _statements
+from docatlas.core.storage.database import SCHEMA_VERSION, Store
 from docatlas.core.storage.migrations import m013_vector_keys
+from helpers import workspace_before
 from test_retrieval_helpers import build_graph, client, open_store, settings_for
 
 MODEL = "test-embed"
@@ -192,17 +192,9 @@ def test_embedding_keeps_the_index_in_step(fake_ollama, tmp_path, caplog) -> Non
 
 
 def test_the_migration_keys_the_vectors_already_stored(tmp_path: Path) -> None:
-    before = MIGRATIONS.index(m013_vector_keys)  # the workspace as it was before the vectors had keys
-    conn = sqlite3.connect(tmp_path / "old.sqlite")
-    for step in MIGRATIONS[:before]:
-        if isinstance(step, str):
-            for statement in _statements(step):
-                conn.execute(statement)
-        else:
-            step.apply(conn, _statements)
+    conn = workspace_before(tmp_path / "old.sqlite", m013_vector_keys)  # as it was before that migration
     conn.executemany("INSERT INTO embeddings(kind, ref, model, hash, dim, vector) VALUES ('entity', ?, ?, 'h', 2, ?)",
                      [(f"e{i}", MODEL, vectors.pack([1.0, float(i)])) for i in range(5)])
-    conn.execute(f"PRAGMA user_version = {before}")
     conn.commit()
     conn.close()
     with Store(tmp_path / "old.sqlite") as store:
