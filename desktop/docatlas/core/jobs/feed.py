@@ -21,9 +21,9 @@ from pathlib import Path
 from docatlas.core.base.errors import Cancelled, DocumentError
 from docatlas.core.base.paths import shown_name, shown_path
 from docatlas.core.base.settings import Settings
-from docatlas.core.ingest.chunking import iter_chunks, page_starts
+from docatlas.core.ingest.chunking import page_starts
 from docatlas.core.ingest.loaders import Document, TextStream, file_hash, open_steps
-from docatlas.core.jobs.parts import chunker, drop_parts, store_parts
+from docatlas.core.jobs.parts import Chunker, chunker, drop_parts, store_parts
 from docatlas.core.storage import metadata as stored_metadata
 from docatlas.core.storage import scan_pages, sources
 from docatlas.core.storage.database import NewChunk, Store
@@ -148,7 +148,6 @@ class Feed:
             if not (existing.status == "failed" and not self.store.chunk_counts(existing.id)):
                 item.unchanged_id = existing.id
                 return item
-        chunking = self.settings.chunking
         try:
             steps = open_steps(path, self.cancel)
             while True:  # the pages of a scan, OCR'd one by one
@@ -160,8 +159,7 @@ class Feed:
                 self.pages.append((shown_name(path), page, pages))
                 self.wake.set()
             if isinstance(item.document, Document) or item.stamp[1] <= PRECUT_BYTES:
-                item.chunks = [NewChunk(c.text, c.tokens, c.page_start, c.page_end, c.start, c.end, c.lead)
-                               for c in iter_chunks(item.document, chunking.chunk_tokens, chunking.overlap_tokens)]
+                item.chunks = list(cutter(self.settings)(item.document))
         except Cancelled:
             return None
         except DocumentError as exc:
@@ -169,6 +167,11 @@ class Feed:
         except Exception as exc:
             item.crash = exc
         return item
+
+
+def cutter(settings: Settings) -> Chunker:
+    """The settings' chunker: a document's chunks as the store takes them."""
+    return chunker(settings.chunking.chunk_tokens, settings.chunking.overlap_tokens)
 
 
 def store_read(store: Store, item: Read, settings: Settings, failures: list,
@@ -194,13 +197,11 @@ def _store(store: Store, item: Read, settings: Settings, failures: list,
     if item.unchanged_id is not None:
         return "unchanged", set(), [item.unchanged_id]
     count = 0
+    cut = cutter(settings)
 
     def counted():
         nonlocal count
-        chunks = item.chunks if item.chunks is not None else (NewChunk(
-            c.text, c.tokens, c.page_start, c.page_end, c.start, c.end, c.lead) for c in iter_chunks(
-            document, settings.chunking.chunk_tokens, settings.chunking.overlap_tokens))
-        for chunk in chunks:
+        for chunk in item.chunks if item.chunks is not None else cut(document):
             count += 1
             yield chunk
 
@@ -216,8 +217,7 @@ def _store(store: Store, item: Read, settings: Settings, failures: list,
         documents = [doc_id]
         if isinstance(document, Document):  # attachments, a mailbox's messages: documents of their own
             warnings.extend(w for w in document.warnings if w not in warnings)
-            touched |= store_parts(store, doc_id, resolved, document, chunker(
-                settings.chunking.chunk_tokens, settings.chunking.overlap_tokens), failures, warnings)
+            touched |= store_parts(store, doc_id, resolved, document, cut, failures, warnings)
             if document.parts:
                 documents += [part for part, _ in stored_metadata.documents_under(store, resolved)]
             scan_pages.put(store, doc_id, [(p.number, p.confidence) for p in document.pages

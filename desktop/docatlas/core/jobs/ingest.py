@@ -33,7 +33,7 @@ from docatlas.core.jobs.feed import Feed
 from docatlas.core.jobs.parts import drop_parts
 from docatlas.core.jobs.run_health import finish_run_health
 from docatlas.core.jobs.slots import Slots
-from docatlas.core.jobs.stream import Stream, host_loads
+from docatlas.core.jobs.stream import Stream
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.store import merge_template
@@ -43,7 +43,7 @@ from docatlas.core.storage import healing, sources
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.lock import writes_workspace
 
-__all__ = ["heal_steps", "host_loads", "index", "remove_document"]
+__all__ = ["heal_steps", "index", "remove_document"]
 
 
 def heal_steps(store: Store, summarize: Summarizer | None = None,
