@@ -11,6 +11,7 @@ commit part of it early.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sqlite3
 import threading
@@ -24,6 +25,11 @@ from docatlas.core.base.errors import StoreError
 from docatlas.core.base.records import EntityRecord, RelationRecord
 from docatlas.core.storage.locate import relocate as relocate_mentions
 from docatlas.core.storage.migrations import MIGRATIONS, SCHEMA_VERSION
+
+log = logging.getLogger(__name__)
+
+BUSY_WAIT_S = 30.0  # how long a write waits for another connection's transaction to end
+CACHE_WAIT_S = 2.0  # a cache write waits less: left out, it costs one model call later, never the answer
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,10 @@ def stored_path(path: str) -> tuple[str, bytes | None]:
         return raw.decode("utf-8", "backslashreplace"), raw
 
 
+class StoreBusy(StoreError):
+    """Another connection (often another DocAtlas process) kept the database busy past the wait."""
+
+
 def friendly_error(exc: sqlite3.Error) -> StoreError:
     """The one sentence for a database failure: what happened and what to do."""
     text = str(exc).lower()
@@ -85,7 +95,7 @@ def friendly_error(exc: sqlite3.Error) -> StoreError:
         return StoreError("The workspace database could not be written (a disk error, often a full "
                           "disk); free some space or check the disk and run again (finished work is kept).")
     if "locked" in text or "busy" in text:
-        return StoreError("The workspace is busy in another DocAtlas process; close it and try again.")
+        return StoreBusy("The workspace is busy in another DocAtlas process; close it and try again.")
     if "readonly" in text or "read-only" in text:
         return StoreError("The workspace folder is read-only; choose a folder you can write to.")
     if "not a database" in text or "malformed" in text:
@@ -107,7 +117,7 @@ class Store:
             _enable_wal(conn)
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=ON")
-            conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute(f"PRAGMA busy_timeout={int(BUSY_WAIT_S * 1000)}")
             self.conn = conn
             self._migrate()
         except sqlite3.Error as exc:
@@ -135,11 +145,14 @@ class Store:
         self.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """All writes inside happen together or not at all."""
+    def transaction(self, wait_s: float = BUSY_WAIT_S) -> Iterator[sqlite3.Connection]:
+        """All writes inside happen together or not at all.
+
+        It waits up to `wait_s` for another connection's write to end, then raises `StoreBusy`.
+        """
         with self._lock:
             try:
-                self.conn.execute("BEGIN IMMEDIATE")
+                self._begin(wait_s)
             except sqlite3.Error as exc:
                 raise friendly_error(exc) from exc
             try:
@@ -151,6 +164,16 @@ class Store:
             except BaseException:
                 self._rollback()
                 raise
+
+    def _begin(self, wait_s: float) -> None:
+        if wait_s == BUSY_WAIT_S:
+            self.conn.execute("BEGIN IMMEDIATE")
+            return
+        self.conn.execute(f"PRAGMA busy_timeout={int(wait_s * 1000)}")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")  # the wait is only for taking the write lock
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout={int(BUSY_WAIT_S * 1000)}")
 
     def _rollback(self) -> None:
         """Roll back what is open; SQLite has already rolled back after a full disk or I/O error."""
@@ -419,12 +442,20 @@ class Store:
         return rows[0]["reply"] if rows else None
 
     def put(self, key: str, model: str, reply: str) -> None:
-        """Cache a model reply."""
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO llm_cache(key, model, reply, created_at) VALUES (?, ?, ?, ?)",
-                (key, model, reply, time.time()),
-            )
+        """Cache a model reply, in a short transaction of its own.
+
+        Queries write here without the workspace lock (they must run during an ingestion):
+        when another process keeps the database busy past `CACHE_WAIT_S`, the reply is left
+        uncached, so the answer it belongs to still reaches the user.
+        """
+        try:
+            with self.transaction(CACHE_WAIT_S) as conn:
+                conn.execute(
+                    "INSERT OR REPLACE INTO llm_cache(key, model, reply, created_at) VALUES (?, ?, ?, ?)",
+                    (key, model, reply, time.time()),
+                )
+        except StoreBusy:
+            log.warning("a model reply was left uncached: the workspace was busy in another process")
 
     # -- counts ----------------------------------------------------------------------
 
