@@ -35,7 +35,10 @@ COMMANDS = {"ingest": ("ingest", "cmd_ingest"), "delete": ("ingest", "cmd_delete
 COMMANDS["evaluate"] = ("evaluate", "cmd_evaluate")
 COMMANDS["sync"] = ("sync", "cmd_sync")
 # Commands that always write: a second one is turned away before the rest of DocAtlas loads.
-ALWAYS_WRITE = ("ingest", "delete", "rebuild")
+# The others that can write (suggestions/ungrounded --accept, prompts set/reset/import/reextract)
+# take the lock when they write (`common.writing`, the jobs) and say the same sentence then.
+ALWAYS_WRITE = ("ingest", "delete", "rebuild", "sync")
+READ_ONLY_WITH = {"sync": "--list"}  # the option that makes one of them only read
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -123,6 +126,8 @@ def _busy_elsewhere(argv: list[str]) -> str | None:
     early.add_argument("command", nargs="?")
     known, _ = early.parse_known_args(argv)
     if known.command not in ALWAYS_WRITE or known.wait or "-h" in argv or "--help" in argv:
+        return None
+    if READ_ONLY_WITH.get(known.command) in argv:
         return None
     from docatlas.core.storage.lock import busy_elsewhere
 
