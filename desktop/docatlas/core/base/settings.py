@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from docatlas.core.base.settings_checks import checked_section
-from docatlas.core.base.settings_hosts import total_slots
+from docatlas.core.base.settings_hosts import host_problem, total_slots
 
 log = logging.getLogger("docatlas.settings")
 
@@ -107,7 +107,9 @@ class Settings:
 
     `warnings` says which values of settings.json were wrong and what was used instead;
     `environment` lists the values that came from the environment (`EnvironmentValue`),
-    which `save_settings` never writes. Neither takes part in comparisons.
+    which `save_settings` never writes; `unusable_host` keeps the host text of settings.json
+    that could not be used (`UnusableHost`), which `save_settings` writes back unless the
+    host was changed. None of them takes part in comparisons.
     """
 
     ollama: OllamaSettings = field(default_factory=OllamaSettings)
@@ -117,6 +119,7 @@ class Settings:
     sync: SyncSettings = field(default_factory=SyncSettings)
     warnings: tuple[str, ...] = field(default=(), compare=False, repr=False)
     environment: tuple[EnvironmentValue, ...] = field(default=(), compare=False, repr=False)
+    unusable_host: UnusableHost | None = field(default=None, compare=False, repr=False)
 
     def with_overrides(self, **flat: object) -> Settings:
         """Return a copy with `section__name=value` (or a unique bare `name`) replaced.
@@ -142,6 +145,20 @@ class EnvironmentValue:
     name: str
     value: object
     file_value: object
+
+
+@dataclass(frozen=True)
+class UnusableHost:
+    """The host setting of settings.json that has a bad entry: the user's text, the sentence
+    naming the entry, and the host used in its place for now."""
+
+    text: str
+    reason: str
+    used: str = DEFAULT_HOST
+
+    def sentence(self) -> str:
+        """One sentence: which entry is bad, and which host is used until it is fixed."""
+        return f"{self.reason.rstrip('.')}; until it is fixed DocAtlas uses {self.used}."
 
 
 def _section_of(attr: str) -> str:
@@ -183,6 +200,7 @@ def load_settings(path: Path | None, profile_default: str | None = None) -> Sett
         warnings.extend(problems)
         sections[name] = cls(**values)
     settings = Settings(**sections)
+    unusable = _unusable_host(data.get("ollama"), settings.ollama.host)
     environment = []
     host = os.environ.get("OLLAMA_HOST", "").strip()
     if host and host != settings.ollama.host:
@@ -190,19 +208,33 @@ def load_settings(path: Path | None, profile_default: str | None = None) -> Sett
         settings = settings.with_overrides(ollama__host=host)
     for warning in warnings:
         log.warning("%s", warning)
-    return replace(settings, warnings=tuple(warnings), environment=tuple(environment))
+    return replace(settings, warnings=tuple(warnings), environment=tuple(environment), unusable_host=unusable)
+
+
+def _unusable_host(raw: object, used: str) -> UnusableHost | None:
+    """The file's host text when it has a bad entry (it was replaced by `used`), else None."""
+    text = raw.get("host") if isinstance(raw, dict) else None
+    if not isinstance(text, str) or not text.strip():
+        return None
+    reason = host_problem(text)
+    return UnusableHost(text.strip(), reason, used) if reason else None
 
 
 def save_settings(settings: Settings, path: Path) -> None:
     """Write settings.json atomically; a value that came from the environment is not written.
 
     For such a value the file keeps its own (unless the user changed the setting to
-    something else, which is then theirs and saved).
+    something else, which is then theirs and saved). A host text that could not be used is
+    written back as the user wrote it, unless the host was changed (`unusable_host`: a
+    caller that showed it and let the user edit it drops it first).
     """
     data = {name: asdict(getattr(settings, name)) for name in _SECTION_TYPES}
     for env in settings.environment:
         if data[env.section][env.name] == env.value:
             data[env.section][env.name] = env.file_value
+    kept = settings.unusable_host
+    if kept is not None and data["ollama"]["host"] == kept.used:  # the user's text, not the stand-in
+        data["ollama"]["host"] = kept.text
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")

@@ -61,6 +61,15 @@ def host_entries(text: str) -> tuple[HostEntry, ...]:
     return tuple(entries)
 
 
+def host_problem(text: str) -> str | None:
+    """The one sentence naming the bad entry of a host setting, or None when every entry is usable."""
+    try:
+        host_entries(text)
+    except HostSettingError as exc:
+        return str(exc)
+    return None
+
+
 def hosts_text(entries: tuple[HostEntry, ...] | list[HostEntry]) -> str:
     """The setting's text for `entries` ("a:11434*3, b:11434")."""
     return ", ".join(e.written() for e in entries)

@@ -6,12 +6,15 @@ embeddings, and pulls a model only when the person presses Pull.
 
 The host field takes several hosts separated by commas, each with its calls in flight after
 `*` (`gpu1:11434*3, 127.0.0.1:11434`); the check then lists each host, names every one that
-is not this computer, and offers the models all of them have.
+is not this computer, and offers the models all of them have. A host text of settings.json
+with a bad entry is shown as the user wrote it, with the sentence naming that entry, and is
+neither checked nor saved until it is fixed.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtWidgets import (
@@ -32,57 +35,24 @@ from PySide6.QtWidgets import (
 
 from docatlas.core.base import paths
 from docatlas.core.base.settings import Settings, save_settings
-from docatlas.core.base.settings_hosts import HostSettingError, host_entries
-from docatlas.core.llm.admin import ModelInfo, OllamaProbe, PullStatus, full_name, host_label, remote_hosts
+from docatlas.core.base.settings_hosts import host_problem
+from docatlas.core.llm.admin import ModelInfo, OllamaProbe, PullStatus, full_name
 from docatlas.gui.dialogs.interaction import Interaction
+from docatlas.gui.dialogs.ollama_texts import (
+    HOSTS_HINT,
+    INSTRUCTIONS,
+    PULL_NOTICE,
+    REMOTE_WARNING,
+    host_line,
+    model_label,
+    remote_warning,
+)
 from docatlas.gui.formatting import human_size
 from docatlas.gui.jobs import probe_job, pull_job
 from docatlas.gui.tasks import BackgroundTask, TaskFailure, TaskRunner
 from docatlas.gui.theme import error_style
 
 RECHECK_MS = 5000  # while Ollama is unreachable and the dialog is open
-
-INSTRUCTIONS = (
-    "<p>DocAtlas reads your documents with a language model that runs on your computer in "
-    "<b>Ollama</b>.</p><ol>"
-    "<li>Install Ollama from <a href='https://ollama.com/download'>ollama.com/download</a>.</li>"
-    "<li>Start it: open the Ollama app, or run <code>ollama serve</code> in a terminal.</li>"
-    "<li>Get a chat model and an embedding model, e.g. <code>ollama pull qwen2.5:7b</code> and "
-    "<code>ollama pull nomic-embed-text</code> (or use Pull below).</li></ol>"
-)
-PULL_NOTICE = ("Pull downloads the model from the internet (ollama.com) through Ollama. It is the only "
-               "time DocAtlas lets Ollama go online, and only when you press Pull.")
-REMOTE_WARNING = ("This host is not this computer: the text of your documents and questions will be sent "
-                  "to it. Use it only if you trust that machine and the network to it.")
-HOSTS_HINT = "127.0.0.1:11434 — or several: gpu1:11434*3, 127.0.0.1:11434 (*N: its calls at once)"
-
-
-def remote_warning(host: str) -> str:
-    """The warning naming the hosts of `host` that are not this computer ("" when none is)."""
-    remote = remote_hosts(host)
-    if len(remote) <= 1 and "," not in host:
-        return REMOTE_WARNING if remote else ""
-    if not remote:
-        return ""
-    names = ", ".join(remote)
-    return (f"Not this computer: {names}. The text of your documents and questions will be sent there; use "
-            "them only if you trust those machines and the network to them.")
-
-
-def host_line(probe: OllamaProbe) -> str:
-    """One host of several, as the dialog lists it: "gpu1:11434 — another computer: reachable, 5 models"."""
-    where = "another computer" if probe.remote else "this computer"
-    if not probe.reachable:
-        return f"{host_label(probe.host)} — {where}: not reachable"
-    missing = f"; not installed: {', '.join(probe.missing)}" if probe.missing else ""
-    return f"{host_label(probe.host)} — {where}: reachable, {len(probe.models)} models{missing}"
-
-
-def model_label(model: ModelInfo) -> str:
-    """"qwen2.5:7b — 4.7 GB, qwen2 7.6B"."""
-    facts = ", ".join(x for x in (human_size(model.size), " ".join(
-        y for y in (model.family, model.parameter_size) if y)) if x)
-    return f"{model.name} — {facts}"
 
 
 class OllamaSetupDialog(QDialog):
@@ -185,7 +155,10 @@ class OllamaSetupDialog(QDialog):
 
     def _load(self, settings: Settings) -> None:
         o = settings.ollama
-        self.host_edit.setText(o.host)
+        unusable = settings.unusable_host
+        self.host_edit.setText(unusable.text if unusable is not None else o.host)  # the user's text, kept
+        if unusable is not None:
+            self._say_error(unusable.sentence())
         self.context_spin.setValue(o.max_context)
         self.parallel_spin.setValue(o.parallel)
         self._fill_models((), o.model, o.embed_model)
@@ -202,8 +175,12 @@ class OllamaSetupDialog(QDialog):
         )
 
     def check(self) -> None:
-        """Check the host in the background."""
+        """Check the host in the background (a host text with a bad entry is named, not checked)."""
         if self.probe_task is not None:
+            return
+        problem = self._host_problem()
+        if problem:
+            self._say_error(problem)
             return
         if self.last_probe is None:
             self.status_label.setText(f"Checking {self.host_edit.text().strip()}…")
@@ -246,6 +223,18 @@ class OllamaSetupDialog(QDialog):
                               self.embed_box.currentData() or self.settings.ollama.embed_model)
         self.probed.emit(probe)
 
+    def _host_problem(self) -> str | None:
+        """The sentence naming the host field's bad entry (with the host used meanwhile, for the file's text)."""
+        text = self.host_edit.text().strip() or self.settings.ollama.host
+        unusable = self.settings.unusable_host
+        if unusable is not None and text == unusable.text:
+            return unusable.sentence()
+        return host_problem(text)
+
+    def _say_error(self, sentence: str) -> None:
+        self.status_label.setText(sentence)
+        self.status_label.setStyleSheet(error_style())
+
     def _fill_models(self, models: tuple[ModelInfo, ...], chat: str, embed: str) -> None:
         if self._pulled:
             pulled = next((m for m in models if full_name(m.name) == full_name(self._pulled)), None)
@@ -273,6 +262,10 @@ class OllamaSetupDialog(QDialog):
         """Pull the named model through Ollama, with a progress bar."""
         name = self.pull_edit.text().strip()
         if not name or self.pull_task is not None:
+            return
+        problem = self._host_problem()
+        if problem:
+            self.pull_status.setText(problem)
             return
         self.pull_status.setText(f"Pulling {name}…")
         self.pull_bar.setRange(0, 0)
@@ -317,13 +310,11 @@ class OllamaSetupDialog(QDialog):
     # -- saving ------------------------------------------------------------------------
     def save(self) -> None:
         """Save the settings (settings.json in the config dir) and close."""
-        settings = self.edited_settings()
-        try:
-            host_entries(settings.ollama.host)
-        except HostSettingError as exc:  # e.g. "gpu1:11434*x": say which entry, keep the dialog open
-            self.status_label.setText(str(exc))
-            self.status_label.setStyleSheet(error_style())
+        problem = self._host_problem()
+        if problem:  # e.g. "gpu1:11434*x": say which entry, keep the dialog open, save nothing
+            self._say_error(problem)
             return
+        settings = replace(self.edited_settings(), unusable_host=None)  # the field showed it: what it says now wins
         try:
             save_settings(settings, paths.settings_path())
         except OSError as exc:
