@@ -3,6 +3,9 @@
 `IngestionController.run_state()` returns a `RunState`; the stage label, the progress bar,
 the status bar, the table rows and the window title are all drawn from it, so they never
 disagree (a progress tick that lands after Pause cannot bring back "Extracting · ETA").
+A host of the pool that stopped answering is named in the stage text while the others carry
+its calls ("gpu1:11434 is not answering; its calls moved to the other hosts"); when none
+answers the phase is "retrying".
 
 Phases: idle, running, retrying, pausing, paused, cancelling, stopped (chunks left), done,
 failed. No Qt here.
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from docatlas.core.base.progress import Progress
+from docatlas.core.base.progress import HostLoad, Progress
 
 PHASES = ("idle", "running", "retrying", "pausing", "paused", "cancelling", "stopped", "done", "failed")
 ACTIVE = frozenset(("running", "retrying", "pausing", "paused", "cancelling"))
@@ -99,7 +102,35 @@ def running_state(phase: str, last: Progress | None, retry: Progress | None) -> 
                         done, total, None, failures=failures, growing=growing)
     if retry is not None:
         return RunState("retrying", retry.message, done, total, None, failures=failures, growing=growing)
+    hosts = last.hosts if last is not None else ()
+    aside = hosts_aside_text(hosts)
+    if aside and all(h.state != "ok" for h in hosts):
+        return RunState("retrying", aside, done, total, None, failures=failures, growing=growing)
+    if aside:
+        text = f"{text} — {aside}"
     return RunState("running", text, done, total, eta, failures=failures, growing=growing)
+
+
+def host_name(load: HostLoad) -> str:
+    """A host as the window names it: its address without the scheme ("gpu1:11434")."""
+    return load.host.split("://", 1)[-1]
+
+
+def hosts_aside_text(hosts: tuple[HostLoad, ...] | list[HostLoad]) -> str:
+    """One sentence (no full stop) on the pool's hosts that are set aside, "" when none is.
+
+    "gpu1:11434 is not answering; its calls moved to the other hosts", or, when no host
+    answers, "No Ollama host is answering (gpu1:11434, gpu2:11434); trying them again".
+    """
+    aside = [host_name(h) for h in hosts if h.state != "ok"]
+    if not aside:
+        return ""
+    names = ", ".join(aside[:-1]) + (" and " if len(aside) > 1 else "") + aside[-1]
+    if len(aside) == len(hosts):
+        return f"No Ollama host is answering ({', '.join(aside)}); trying them again"
+    if len(aside) == 1:
+        return f"{names} is not answering; its calls moved to the other host{'s' if len(hosts) > 2 else ''}"
+    return f"{names} are not answering; their calls moved to the other host{'s' if len(hosts) - len(aside) > 1 else ''}"
 
 
 def stopped_state(left: int, summary: str = "", failures: tuple = ()) -> RunState:

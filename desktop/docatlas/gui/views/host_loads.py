@@ -2,8 +2,9 @@
 
 Shown when the host setting names several hosts (a pool): one line per host with its calls
 per minute, calls answered, calls in flight of its slots and its state ("set aside" while a
-failed host waits to be tried again), and "another computer" for a host that is not this
-one. It draws from the run's last `Progress.hosts`, which the job reports on every chunk.
+failed host waits to be tried again: its calls go to the other hosts, the title counts
+them and the run's stage label names them), and "another computer" for a host that is not
+this one. It draws from the run's last `Progress.hosts`, which the job reports on every chunk.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
 from docatlas.core.base.progress import HostLoad, Progress
+from docatlas.gui.formatting import plain_tip
 from docatlas.gui.ingestion import IngestionController
+from docatlas.gui.run_state import host_name, hosts_aside_text
 
 REMOTE_COLOR, ASIDE_COLOR = "#ef6c00", "#c62828"
 
 
 def host_text(load: HostLoad) -> str:
     """One host's line: "gpu1:11434 — another computer · 11.8 calls/min · 120 calls · 3/3 in flight · ok"."""
-    name = load.host.split("://", 1)[-1]
+    name = host_name(load)
     where = " — another computer" if load.remote else " — this computer"
     failed = f" · {load.failures} failed" if load.failures else ""
     return (f"{name}{where} · {load.calls_per_minute:.1f} calls/min · {load.calls} calls{failed} · "
@@ -46,6 +49,9 @@ class HostLoadsView(QFrame):
         last = self.controller.last_progress
         loads = last.hosts if isinstance(last, Progress) else ()
         self.setVisible(bool(loads))
+        aside = sum(load.state != "ok" for load in loads)  # the stage label names them (`run_state`)
+        self.title.setText(f"Ollama hosts ({aside} set aside):" if aside else "Ollama hosts:")
+        self.title.setToolTip(plain_tip(hosts_aside_text(loads)) if aside else "")  # names: never markup
         while len(self.rows) < len(loads):
             row = QLabel(textFormat=Qt.TextFormat.PlainText)  # host names come from the user's settings
             self.rows.append(row)
@@ -54,7 +60,10 @@ class HostLoadsView(QFrame):
             row.setText(host_text(load))
             color = ASIDE_COLOR if load.state != "ok" else (REMOTE_COLOR if load.remote else "")
             row.setStyleSheet(f"color: {color};" if color else "")
-            row.setToolTip("Not this computer: the text of your documents is sent to it." if load.remote else "")
+            tips = ["Not this computer: the text of your documents is sent to it."] if load.remote else []
+            if load.state != "ok":
+                tips.append("Not answering: its calls go to the other hosts; it is tried again now and then.")
+            row.setToolTip(" ".join(tips))
         for extra in self.rows[len(loads):]:
             extra.hide()
         for row in self.rows[:len(loads)]:
