@@ -12,6 +12,8 @@ application's palette (`palette.current_theme`); the explorer rebuilds the scene
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import (
@@ -26,6 +28,7 @@ from PySide6.QtWidgets import QWidget
 
 from docatlas.gui.graph import overlay
 from docatlas.gui.graph.canvas_input import CanvasInput
+from docatlas.gui.graph.fit_area import fitted_view
 from docatlas.gui.graph.label_texts import LabelTexts
 from docatlas.gui.graph.labels import LabelIndex
 from docatlas.gui.graph.model import GraphModel
@@ -89,6 +92,7 @@ class GraphCanvas(CanvasInput, QWidget):
         self.renderer.rendered.connect(self._on_rendered)
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS, timeout=self._request_render)
         self._fitted: QRectF | None = None  # the rect the view was fitted to, until it is moved
+        self.covered: Callable[[], list[QRectF]] = list  # where overlays sit (pixels); Fit keeps nodes clear
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
@@ -188,11 +192,11 @@ class GraphCanvas(CanvasInput, QWidget):
         self._view_moved()
 
     def fit(self, rect: QRectF | None = None) -> None:
-        """Show `rect` (the shown nodes by default) filling the window."""
+        """Show `rect` (the shown nodes by default) filling the window, clear of the overlays (`covered`)."""
         rect = rect if rect is not None else self.node_bounds()
         if rect.width() < 1e-6 or rect.height() < 1e-6:
             rect = rect.adjusted(-50, -50, 50, 50)
-        self.set_view(rect.center(), FIT_FILL * min(self.width() / rect.width(), self.height() / rect.height()))
+        self.set_view(*fitted_view(rect, self.width(), self.height(), self.covered(), FIT_FILL))
         self._fitted = QRectF(rect)  # until the view is moved, a resize fits this again
 
     def centre_on(self, node: int, min_scale: float = 0.0) -> None:

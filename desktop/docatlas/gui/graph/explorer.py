@@ -13,7 +13,7 @@ palette (light, dark, system) and is rebuilt when it changes.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
@@ -75,6 +75,7 @@ class GraphExplorer(ExplorerSelection, ExplorerReads, QWidget):
         self.toolbar = GraphToolbar(self)
         view_state.restore_controls(self.settings, self._prefix, self.toolbar)
         self.canvas = GraphCanvas(self.tasks)
+        self.canvas.covered = self._covered
         self.minimap = Minimap(self.canvas, self.tasks, self.canvas)
         self.legend = Legend(self.canvas)
         self.status = QLabel(self.canvas)
@@ -173,12 +174,12 @@ class GraphExplorer(ExplorerSelection, ExplorerReads, QWidget):
         self.canvas.selection = [model.index[k] for k in self.selected_keys if k in model.index]
         self.canvas.selected_edge = self._edge_index()
         restore = fit and not self._view_restored
+        mode = self.toolbar.colour.currentData()  # the legend first: a fit leaves room for it
+        self.legend.set_entries("Communities" if mode == BY_COMMUNITY else "Types", look.legend, look.theme)
         self.canvas.set_scene(model, scene, look, fit=fit, overview=overview)
         if restore:
             self._view_restored = view_state.restore_view(self.settings, self._prefix, self.canvas) or True
         self.minimap.set_scene(overview.scene if overview is not None else scene or self.canvas.active_scene)
-        mode = self.toolbar.colour.currentData()
-        self.legend.set_entries("Communities" if mode == BY_COMMUNITY else "Types", look.legend, look.theme)
         shown = int(look.shown.sum())
         counts = f"{shown:,} of {model.size:,} entities · {look.edges_shown:,} relations shown"
         counts = counts if shown < model.size else f"{model.size:,} entities · {len(model.sources):,} relations"
@@ -214,10 +215,26 @@ class GraphExplorer(ExplorerSelection, ExplorerReads, QWidget):
         larger = not bounds.isEmpty() and not canvas.visible_rect().contains(bounds)
         self.minimap.setVisible(self.toolbar.minimap.isChecked() and self.model is not None and larger)
         self.minimap.move(canvas.width() - self.minimap.width() - 8, 8)
-        self.legend.move(8, canvas.height() - self.legend.height() - 8)
+        self.legend.move(self._legend_rect().topLeft())
         self.legend.setVisible(bool(self.legend.entries))
         self.status.adjustSize()
-        self.status.move(canvas.width() - self.status.width() - 10, canvas.height() - self.status.height() - 6)
+        self.status.move(self._status_rect().topLeft())
+
+    def _legend_rect(self) -> QRect:
+        """Where the legend sits: the canvas's bottom-left corner."""
+        size = self.legend.size()
+        return QRect(8, self.canvas.height() - size.height() - 8, size.width(), size.height())
+
+    def _status_rect(self) -> QRect:
+        """Where the counts sit: the canvas's bottom-right corner."""
+        size = self.status.sizeHint() if self.status.text() else self.status.size()
+        return QRect(self.canvas.width() - size.width() - 10, self.canvas.height() - size.height() - 6,
+                     size.width(), size.height())
+
+    def _covered(self) -> list[QRectF]:
+        """The canvas's corners the legend and the counts cover (the minimap is hidden once all fits)."""
+        return ([QRectF(self._legend_rect())] if self.legend.entries else []) + (
+            [QRectF(self._status_rect())] if self.status.text() else [])
 
     def tell(self, text: str) -> None:
         """Say something in the explorer's status line (until the selection changes) and the window's status bar."""
