@@ -54,3 +54,16 @@ def test_the_set_up_dialog_shows_the_users_host_text_and_which_entry_is_bad(qtbo
     assert not dialog.isVisible()
     assert json.loads(paths.settings_path().read_text(encoding="utf-8"))["ollama"]["host"] == f"{server.host}*3"
     assert window.settings.ollama.host == f"{server.host}*3" and not window.settings_label.isVisibleTo(window)
+
+
+def test_choosing_a_profile_keeps_the_bad_host_text_and_the_window_still_says_so(qtbot, window_with_bad_host):
+    window, typed = window_with_bad_host
+    window.tabs.setCurrentWidget(window.prompts_tab)
+    panel = window.prompts_tab
+    qtbot.waitUntil(lambda: not panel.reading and panel.profile_combo.findData("compact") >= 0, timeout=10_000)
+    panel.profile_combo.setCurrentIndex(panel.profile_combo.findData("compact"))
+    panel.profile_combo.activated.emit(panel.profile_combo.currentIndex())  # what a pick in the list sends
+    qtbot.waitUntil(lambda: window.settings.extraction.profile == "compact", timeout=10_000)
+    saved = json.loads(paths.settings_path().read_text(encoding="utf-8"))
+    assert saved["extraction"]["profile"] == "compact" and saved["ollama"]["host"] == typed
+    assert window.settings_label.isVisibleTo(window) and "'gpu2:11434*many'" in window.settings_label.text()

@@ -319,7 +319,8 @@ class MainWindow(QMainWindow):
 
     def apply_settings(self, settings: Settings) -> None:
         """Use new settings (just saved, so settings.json is right again) from now on and check Ollama again."""
-        self.settings = replace(settings, warnings=())
+        kept = settings.unusable_host  # a save that did not touch a bad host text wrote it back as it was
+        self.settings = replace(settings, warnings=(kept.sentence(),) if kept is not None else ())
         self.first_run = False
         self.ollama_watch.forget()
         self.show_settings_warnings()
