@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -210,7 +211,7 @@ def test_the_migration_keys_the_vectors_already_stored(tmp_path: Path) -> None:
 class CountingReader:
     """A real index file, read through; counts the bytes a search takes from it."""
 
-    opened: list[CountingReader] = []
+    opened: ClassVar[list[CountingReader]] = []
 
     def __init__(self, path: Path) -> None:
         self.file = open(path, "rb")
