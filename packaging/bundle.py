@@ -39,9 +39,6 @@ TIKTOKEN_DATA = "cl100k_base.tiktoken"
 # from its own package folder; PyInstaller has no hook for it, so they are data files here.
 OCR_PACKAGE = "rapidocr_onnxruntime"
 OCR_DATA_SUFFIXES = (".yaml", ".onnx", ".txt")
-# The vector index (docatlas.core.retrieval.vector_index) imports usearch inside functions, and
-# usearch loads numkong's compiled module with ctypes before its own: name all three.
-VECTOR_INDEX_MODULES = ("usearch.index", "usearch.compiled", "numkong._numkong")
 # Libraries loaded with ctypes (no binary links them, so ldd never names them): never pruned.
 CTYPES_LIBRARIES = ("libpdfium",)
 
@@ -167,7 +164,7 @@ def hidden_imports() -> list[str]:
     # docatlas.cli imports each command's module by name (importlib), after the lock check
     commands = [f"docatlas.cli.{path.stem}" for path in sorted((PACKAGE / "cli").glob("*.py"))
                 if not path.stem.startswith("__")]
-    return [*TIKTOKEN_PLUGINS, OCR_PACKAGE, *VECTOR_INDEX_MODULES, *commands]
+    return [*TIKTOKEN_PLUGINS, OCR_PACKAGE, *commands]
 
 
 def icon_file(platform: str = sys.platform) -> str | None:

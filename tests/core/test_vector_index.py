@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -54,8 +55,8 @@ def queries(rng: np.random.Generator, truth: dict[str, np.ndarray], count: int) 
 
 
 def assert_exact(store: Store, truth: dict[str, np.ndarray], rng: np.random.Generator, limit: int = 10) -> None:
-    """The ranking is the exact one; through the HNSW graph (an approximate walk, built by several
-    threads, so not the same on every run) at least 95% of the exact top results are found."""
+    """The ranking is the exact one; through the groups (only the PROBES nearest are read) at
+    least 95% of the exact top results are found."""
     approximate = vector_index.EXACT_BELOW == 0
     found_right = wanted = 0
     for query in queries(rng, truth, 12):
@@ -72,7 +73,7 @@ def assert_exact(store: Store, truth: dict[str, np.ndarray], rng: np.random.Gene
         assert found_right >= 0.95 * wanted
 
 
-@pytest.mark.parametrize("exhaustive_below", [vector_index.EXACT_BELOW, 0])  # flat search, then the HNSW graph
+@pytest.mark.parametrize("exhaustive_below", [vector_index.EXACT_BELOW, 0])  # one group read whole, then many
 def test_search_ranks_like_an_exact_scan_and_the_index_takes_in_only_what_changed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exhaustive_below: int) -> None:
     monkeypatch.setattr(vector_index, "EXACT_BELOW", exhaustive_below)
@@ -205,3 +206,96 @@ def test_the_migration_keys_the_vectors_already_stored(tmp_path: Path) -> None:
         assert store.query("SELECT seq FROM embeddings WHERE ref = 'e9'")[0]["seq"] == 6
         found = vectors.search(store, "entity", MODEL, vectors.unit([0.0, 1.0]), 2, -1.0)
         assert [r for r, _ in found] == ["e9", "e4"]
+
+
+class CountingReader:
+    """A real index file, read through; counts the bytes a search takes from it."""
+
+    opened: ClassVar[list[CountingReader]] = []
+
+    def __init__(self, path: Path) -> None:
+        self.file = open(path, "rb")
+        self.read_bytes = 0
+        CountingReader.opened.append(self)
+
+    def __getattr__(self, name: str):
+        return getattr(self.file, name)
+
+    def __enter__(self) -> CountingReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.file.read(size)
+        self.read_bytes += len(data)
+        return data
+
+
+def test_a_search_reads_only_the_nearest_groups_of_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A question never loads all vectors: it reads the head and the nearest groups of the file."""
+    monkeypatch.setattr(vector_index, "EXACT_BELOW", 0)
+    rng = np.random.default_rng(3)
+    rows = clustered(rng, 3000, 64)
+    truth = {f"e{i}": row for i, row in enumerate(rows)}
+    with Store(tmp_path / "w.sqlite") as store:
+        put(store, list(truth), rows)
+        vectors.refresh_index(store, "entity", MODEL)
+        path = vector_index.index_path(store, "entity", MODEL, 64)
+        assert vector_index._view(path).head.centroids.shape[0] > 3 * vector_index.PROBES  # many groups
+        vector_index.forget_views()
+        monkeypatch.setattr(vector_index, "_open", CountingReader)
+        for query in queries(rng, truth, 5):
+            CountingReader.opened.clear()
+            found = vectors.search(store, "entity", MODEL, query, 10, -1.0)
+            assert [r for r, _ in found] == brute_force(truth, query, 10)
+            assert len(CountingReader.opened) == 1  # the index file, once
+            assert CountingReader.opened[0].read_bytes < path.stat().st_size / 2  # not the whole file
+
+
+def test_a_workspace_indexed_in_the_earlier_format_still_answers_and_is_indexed_again(tmp_path: Path) -> None:
+    """A file of the usearch format: not read (the search scans SQL, exactly), then replaced."""
+    rng = np.random.default_rng(17)
+    rows = clustered(rng, 500, 16)
+    truth = {f"e{i}": row for i, row in enumerate(rows)}
+    with Store(tmp_path / "w.sqlite") as store:
+        put(store, list(truth), rows)
+        legacy = vector_index.index_folder(store) / vector_index.index_path(store, "entity", MODEL, 16).name
+        legacy = legacy.with_suffix(".usearch")
+        legacy.parent.mkdir(parents=True)
+        legacy.write_bytes(b"\x00" * 4096)  # stands for the old file: its bytes are never read now
+        assert_exact(store, truth, rng)
+        change = vectors.refresh_index(store, "entity", MODEL)
+        assert change.rebuilt and change.added == 500
+        assert not legacy.exists() and vector_index.index_path(store, "entity", MODEL, 16).is_file()
+        assert_exact(store, truth, rng)
+
+
+def test_groups_are_learned_again_when_the_vectors_have_doubled(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vector_index, "EXACT_BELOW", 0)
+    rng = np.random.default_rng(19)
+    rows = clustered(rng, 1500, 16)
+    truth = {f"e{i}": row for i, row in enumerate(rows)}
+    with Store(tmp_path / "w.sqlite") as store:
+        put(store, list(truth)[:500], rows[:500])
+        vectors.refresh_index(store, "entity", MODEL)
+        put(store, list(truth)[500:], rows[500:])  # twice as many new as the groups were learned on
+        change = vectors.refresh_index(store, "entity", MODEL)
+        assert change.rebuilt and change.added == 1500
+        assert_exact(store, truth, rng)
+
+
+def test_a_cut_short_index_file_is_not_trusted(tmp_path: Path) -> None:
+    rng = np.random.default_rng(23)
+    rows = clustered(rng, 400, 16)
+    truth = {f"e{i}": row for i, row in enumerate(rows)}
+    with Store(tmp_path / "w.sqlite") as store:
+        put(store, list(truth), rows)
+        vectors.refresh_index(store, "entity", MODEL)
+        path = vector_index.index_path(store, "entity", MODEL, 16)
+        path.write_bytes(path.read_bytes()[:-100])  # a copy that stopped early
+        assert vector_index._view(path) is None
+        assert_exact(store, truth, rng)
+        assert vectors.refresh_index(store, "entity", MODEL).rebuilt

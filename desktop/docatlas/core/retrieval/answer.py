@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from docatlas.core.base.errors import Cancelled, DocAtlasError, LLMError
 from docatlas.core.base.settings import QuerySettings, Settings
-from docatlas.core.base.tokens import count_tokens
+from docatlas.core.base.tokens import count_tokens, preload
 from docatlas.core.llm.ollama import STOPPED
 from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.store import prompts_fingerprint, query_prompts
@@ -127,6 +127,7 @@ def ask(
     question = question.strip()
     if not question:
         raise QueryError("The question is empty; type a question and ask again.")
+    preload()  # the tokenizer builds while the database and the model's first replies are awaited
     turns = recent_history(history, q.history_turns, q.history_budget)
     prompts = query_prompts(store)  # the workspace's own prompts; a change to one is a new cache version
     version = f"{knowledge_version(store)}.{prompts_fingerprint(store)}"
@@ -141,10 +142,13 @@ def ask(
     _check(cancel)
     window = context_window(llm, settings)
     reply_tokens = reply_room(window, q)
-    # Room for the context under the answer prompt(s) this question may end up with (community may fall
-    # back to global).
-    room = min(free_room(window, answer_messages("", turns, question, q.response_type, prompts[f"answer_{m}"]),
-                         reply_tokens) for m in ({mode, "global"} if mode == "community" else {mode}))
+
+    def room() -> int:
+        """Room for the context under the answer prompt(s) this question may end up with (community may
+        fall back to global); counted when first needed, after the keyword call if there is one."""
+        return min(free_room(window, answer_messages("", turns, question, q.response_type, prompts[f"answer_{m}"]),
+                             reply_tokens) for m in ({mode, "global"} if mode == "community" else {mode}))
+
     warnings: list[str] = []
     keywords: Keywords | None = None
     used_mode = mode
@@ -161,7 +165,7 @@ def ask(
         return answer
     if mode == "community":
         if has_reports(store):
-            context, found_warnings = _community_context(store, llm, question, settings, window, room, cancel)
+            context, found_warnings = _community_context(store, llm, question, settings, window, room(), cancel)
             warnings += found_warnings
         else:
             used_mode = "global"
@@ -174,7 +178,7 @@ def ask(
         vecs, found_warnings = question_vectors(store, llm, settings.ollama.embed_model, used_mode,
                                                 question, keywords)
         warnings += found_warnings
-        context = build_context(store, used_mode, question, keywords, vecs, q, room)
+        context = build_context(store, used_mode, question, keywords, vecs, q, room())
     _check(cancel)
 
     if context.empty:
@@ -194,7 +198,7 @@ def ask(
 
 
 def _from_the_graph(store: Store, question: str, mode: str, q: QuerySettings,
-                    room: int) -> tuple[str, Context, str] | None:
+                    room: Callable[[], int]) -> tuple[str, Context, str] | None:
     """An answer that needs no model: names nowhere in the documents, or a count or list question."""
     names = unknown_names(store, question)
     if names:
@@ -204,7 +208,7 @@ def _from_the_graph(store: Store, question: str, mode: str, q: QuerySettings,
     agg = aggregate.compute(store, question)
     if agg is None:
         return None
-    context = aggregate.context_for(store, agg, mode, q, room)
+    context = aggregate.context_for(store, agg, mode, q, room())
     labels = {(r.source_key, r.target_key): r.label for r in context.relations}
     return aggregate.answer_text(agg, labels), context, agg.kind
 

@@ -1,18 +1,22 @@
-"""The on-disk vector index: one usearch HNSW file per kind, model and vector size.
+"""The on-disk vector index: one file per kind, model and vector size, searched in parts.
 
 SQL (`embeddings`) holds the vectors; the index files beside the database
 (`docatlas.sqlite.vectors/`) are derived from it and never trusted alone. Every vector has a
 key that is never reused (`embeddings.seq`), so the index tells from SQL alone what it lacks
 (keys above its highest) and how many of its keys are gone (it holds more than SQL has up to
-its highest). A search memory-maps the file (`Index.restore(view=True)`: only the pages the
-graph walk touches are read), asks it for candidates, and then scores them, and every vector
-the index lacks, exactly from the float32 blobs in SQL: a gone key drops out, a score is always
-the stored vector's. An index that is missing, unreadable, ahead of SQL or too far behind is
-not used: the search scans SQL in batches instead (exact, memory bounded, slower).
+its highest). A file groups the vectors by nearest centroid (`ivf`); a search reads the
+centroids, then only the PROBES nearest groups with plain reads (no memory map: a question
+holds a few megabytes, never the file), takes candidates from their int8 codes, and then
+scores them, and every vector the index lacks, exactly from the float32 blobs in SQL: a gone
+key drops out, a score is always the stored vector's. An index that is missing, unreadable,
+ahead of SQL or too far behind is not used: the search scans SQL in batches instead (exact,
+memory bounded, slower).
 
-The writer keeps the files in step (`refresh`, after embedding): it adds the new keys, removes
-the gone ones, or builds the file again (a new model or vector size has a file of its own),
-and replaces the file atomically, so a crash at any point leaves the old file or the new one.
+The writer keeps the files in step (`refresh`, after embedding): it places the new keys in
+their groups and leaves the gone ones out, or learns the groups again (no usable file, a new
+size, half of it gone, or twice as many vectors as it was learned on), and replaces the file
+atomically, so a crash at any point leaves the old file or the new one. Files of the earlier
+usearch format (`*.usearch`) are not read; the first refresh replaces them.
 """
 
 from __future__ import annotations
@@ -26,19 +30,18 @@ from pathlib import Path
 
 import numpy as np
 
+from docatlas.core.retrieval import ivf
 from docatlas.core.storage import vectors as stored
 from docatlas.core.storage.database import Store
 
 log = logging.getLogger("docatlas.retrieval")
 
-DTYPE = "f16"  # stored in the index; candidates are rescored in float32 from SQL
-CONNECTIVITY = 16
-EXPANSION_ADD = 64  # graph quality when adding: half the cost of 128; bench/query.py measures the recall
-EXPANSION_SEARCH = 256  # candidates the graph walk keeps; a search costs milliseconds either way
+PROBES = 32  # groups a search reads (of about 2 x sqrt(count)); bench/query.py measures the recall
 CANDIDATES = 100  # at least this many candidates are rescored exactly per search
-EXACT_BELOW = 10_000  # an index this small is searched exhaustively (fast, and no neighbour missed)
+EXACT_BELOW = 10_000  # an index this small is one group, read whole (no neighbour missed)
 DELTA_SEARCHED = 20_000  # keys the index lacks that a search still scores from SQL; past it, a full scan
 REFRESH_SHARE = 0.01  # the writer rewrites a file once this share of its vectors changed
+SUFFIX = ".ivf"
 
 
 def index_folder(store: Store) -> Path:
@@ -49,17 +52,23 @@ def index_folder(store: Store) -> Path:
 def index_path(store: Store, kind: str, model: str, dim: int) -> Path:
     """The index file of one kind, model and vector size."""
     digest = hashlib.sha256(model.encode("utf-8")).hexdigest()[:16]
-    return index_folder(store) / f"{kind}-{digest}-{dim}.usearch"
+    return index_folder(store) / f"{kind}-{digest}-{dim}{SUFFIX}"
 
 
 @dataclass(frozen=True)
 class _View:
-    """An index file memory-mapped for search, with what it holds."""
+    """The head of an index file (read once until the file changes), with what it holds."""
 
     stat: tuple[int, int, int]
-    index: object  # usearch.index.Index
-    size: int
-    highest: int
+    head: ivf.Head
+
+    @property
+    def size(self) -> int:
+        return self.head.count
+
+    @property
+    def highest(self) -> int:
+        return self.head.highest
 
 
 _views: dict[Path, _View] = {}
@@ -74,39 +83,45 @@ def _file_stat(path: Path) -> tuple[int, int, int] | None:
     return st.st_ino, st.st_mtime_ns, st.st_size
 
 
-def _facts(index) -> tuple[int, int]:  # a usearch Index
-    """(vectors held, highest key) of an index."""
-    size = len(index)
-    return size, int(np.asarray(index.keys).max()) if size else 0
-
-
-def _view(path: Path) -> _View | None:
-    """The memory-mapped index at `path` (cached until the file changes), or None."""
-    stat = _file_stat(path)
-    if stat is None:
+def _open(path: Path):  # a binary file object, or None
+    try:
+        return open(path, "rb")
+    except OSError:
         return None
+
+
+def _view_of(path: Path, file) -> _View | None:
+    """The head of the open index file at `path` (cached until the file changes), or None."""
+    st = os.fstat(file.fileno())
+    stat = (st.st_ino, st.st_mtime_ns, st.st_size)
     with _views_lock:
         hit = _views.get(path)
     if hit is not None and hit.stat == stat:
         return hit
-    from usearch.index import Index
-
     try:
-        index = Index.restore(str(path), view=True)
-    except Exception:  # a damaged file: searched without it until the writer builds it again
+        head = ivf.read_head(file)
+    except (OSError, ValueError):
+        head = None
+    if head is None:  # a damaged file: searched without it until the writer builds it again
         log.warning("the vector index %s could not be read; searching without it", path.name)
         return None
-    if index is None:
-        return None
-    index.expansion_search = EXPANSION_SEARCH
-    view = _View(stat, index, *_facts(index))
+    view = _View(stat, head)
     with _views_lock:
         _views[path] = view
     return view
 
 
+def _view(path: Path) -> _View | None:
+    """The head of the index file at `path`, or None when there is no usable one."""
+    file = _open(path)
+    if file is None:
+        return None
+    with file:
+        return _view_of(path, file)
+
+
 def forget_views(store: Store | None = None) -> None:
-    """Unmap the open index files (of one store, or all)."""
+    """Forget the heads read of the index files (of one store, or all)."""
     with _views_lock:
         for path in [p for p in _views if store is None or p.parent == index_folder(store)]:
             del _views[path]
@@ -115,29 +130,40 @@ def forget_views(store: Store | None = None) -> None:
 def search(store: Store, kind: str, model: str, query: np.ndarray, limit: int,
            min_similarity: float) -> list[tuple[str, float]]:
     """The `limit` stored vectors of `kind` nearest to a unit query: (ref, cosine), best first."""
-    stamp = stored.vector_stamp(store, kind, model)
-    if stamp is None or limit <= 0 or query.shape[0] != stamp.dim:
+    dim = query.shape[0]
+    top = stored.highest_key(store, kind, model, dim)  # no count: a search reads no more than it needs
+    if top == 0 or limit <= 0:
         return []
     query = np.ascontiguousarray(query, dtype=np.float32)
-    view = _view(index_path(store, kind, model, stamp.dim))
-    if view is not None and view.highest > stamp.highest:
-        view = None  # ahead of SQL (a database put back from a copy): not this workspace's index
-    covered = view.highest if view is not None else 0
-    lacking = stored.count_after(store, kind, model, stamp.dim, covered) if view is not None else stamp.count
-    gone = (view.size - (stamp.count - lacking)) if view is not None else 0
     best = _Best(limit)
-    if view is None or gone < 0 or lacking > DELTA_SEARCHED:
-        if stamp.count > DELTA_SEARCHED:
-            log.info("vector index for %s is missing or out of date; scanning %d vectors", kind, stamp.count)
-        covered = 0  # every vector from SQL, a batch at a time
-    else:
-        wanted = min(view.size, max(CANDIDATES, 4 * limit) + gone)
-        if wanted:
-            found = view.index.search(query, wanted, exact=view.size <= EXACT_BELOW).keys
-            best.add(stored.vectors_by_key(store, kind, model, stamp.dim, np.asarray(found).tolist()), query)
-    for batch in stored.vectors_after(store, kind, model, stamp.dim, covered):
+    covered = 0  # with no usable index, every vector from SQL, a batch at a time
+    path = index_path(store, kind, model, dim)
+    file = _open(path)
+    if file is not None:
+        with file:
+            view = _view_of(path, file)
+            if view is not None and view.head.dim == dim and view.highest <= top:  # else ahead of SQL: not ours
+                if stored.count_after(store, kind, model, dim, view.highest) <= DELTA_SEARCHED:
+                    covered = view.highest
+                    _rescore(store, kind, model, ivf.candidates(file, view.head, query, PROBES), query, best)
+    if covered == 0:
+        log.info("vector index for %s is missing or out of date; scanning the vectors in SQL", kind)
+    for batch in stored.vectors_after(store, kind, model, dim, covered):
         best.add(batch, query)
     return [(ref, score) for ref, score in best.ranked() if score >= min_similarity]
+
+
+def _rescore(store: Store, kind: str, model: str, found: np.ndarray, query: np.ndarray, best: _Best) -> None:
+    """Score the best candidates exactly from SQL: at least CANDIDATES (4 x the limit) still stored.
+
+    A key gone from SQL since the file was written is skipped and the next candidates are taken."""
+    wanted = max(CANDIDATES, 4 * best.limit)
+    live = taken = 0
+    step = wanted
+    while live < wanted and taken < len(found):
+        rows = stored.vectors_by_key(store, kind, model, query.shape[0], found[taken:taken + step].tolist())
+        best.add(rows, query)
+        live, taken, step = live + len(rows), taken + step, step * 2
 
 
 class _Best:
@@ -172,102 +198,105 @@ class IndexChange:
 
     added: int = 0
     removed: int = 0
-    rebuilt: bool = False  # written from scratch (no usable file, a new size, or half of it gone)
+    rebuilt: bool = False  # groups learned again (no usable file, a new size, half of it gone, twice the size)
     written: bool = False  # False: already in step, or the change was left to the searches
 
 
 def refresh(store: Store, kind: str, model: str, *, force: bool = False) -> IndexChange:
     """Bring the index file of `kind` and `model` in step with SQL (the writer calls this).
 
-    Only what changed is written into it: the vectors added since, the keys gone. A small
-    change (under REFRESH_SHARE of the vectors) is left to the searches, which score what the
-    index lacks from SQL, unless `force`. Files of other vector sizes of the same kind and
-    model are removed."""
+    Only what changed is placed or left out; the groups are kept. A small change (under
+    REFRESH_SHARE of the vectors) is left to the searches, which score what the index lacks
+    from SQL, unless `force`. Files of other vector sizes of the same kind and model, and of
+    the earlier format, are removed."""
     stamp = stored.vector_stamp(store, kind, model)
     path = index_path(store, kind, model, stamp.dim) if stamp is not None else None
     _drop_stale_files(store, kind, model, path)
     if stamp is None or path is None:
         return IndexChange()
-    index = _load(path, stamp.dim)
-    size, highest = _facts(index) if index is not None else (0, 0)
-    if highest > stamp.highest:
-        index, size, highest = None, 0, 0
-    lacking = stored.count_after(store, kind, model, stamp.dim, highest)
-    gone = size - (stamp.count - lacking)
-    if index is not None and lacking == 0 and gone == 0:
-        return IndexChange()
-    if index is not None and not force and lacking + gone < REFRESH_SHARE * stamp.count:
-        return IndexChange()
-    rebuilt, removed = index is None or gone < 0 or gone > size // 2, 0
-    if rebuilt:
-        index, highest = _new_index(stamp.dim), 0  # built again: fewer holes than removing half
-    elif gone:
-        held = np.asarray(index.keys).astype(np.int64)
-        dropped = np.setdiff1d(held, np.asarray(stored.live_keys(store, kind, model, stamp.dim, highest),
-                                                dtype=np.int64))
-        index.remove(dropped.astype(np.uint64))
-        removed = len(dropped)
-    added = 0
-    for batch in stored.vectors_after(store, kind, model, stamp.dim, highest):
-        keys = np.fromiter((r[0] for r in batch), dtype=np.uint64, count=len(batch))
-        matrix = np.frombuffer(b"".join(r[2] for r in batch), dtype=np.float32).reshape(len(batch), stamp.dim)
-        index.add(keys, matrix)
-        added += len(batch)
-    return IndexChange(added, removed, rebuilt, _save(index, path))
+    file = _open(path)
+    try:
+        view = _view_of(path, file) if file is not None else None
+        if view is not None and (view.head.dim != stamp.dim or view.highest > stamp.highest):
+            view = None
+        size, highest = (view.size, view.highest) if view is not None else (0, 0)
+        lacking = stored.count_after(store, kind, model, stamp.dim, highest)
+        gone = size - (stamp.count - lacking)
+        if view is not None and lacking == 0 and gone == 0:
+            return IndexChange()
+        if view is not None and not force and lacking + gone < REFRESH_SHARE * stamp.count:
+            return IndexChange()
+        groups = ivf.groups_for(stamp.count, EXACT_BELOW)
+        rebuilt = (view is None or gone < 0 or gone > size // 2 or lacking > size
+                   or view.head.centroids.shape[0] < groups // 2)
+        if rebuilt:
+            centroids, old, highest = ivf.train(_sample(store, kind, model, stamp), groups), None, 0
+        else:
+            centroids = view.head.centroids
+            old = ivf.Old(view.head, file, _dropped(store, kind, model, view, file) if gone else np.zeros(0, np.int64))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.part")
+        try:
+            added, removed = ivf.write(str(tmp), stamp.dim, centroids, old,
+                                       lambda: stored.vectors_after(store, kind, model, stamp.dim, highest),
+                                       stamp.highest)
+        except OSError as exc:  # a full disk: searches score what the old file lacks from SQL
+            return _not_written(path, tmp, exc, rebuilt)
+    finally:
+        if file is not None:
+            file.close()  # before the move: Windows cannot replace a file that is open
+    try:
+        with _views_lock:
+            _views.pop(path, None)
+        os.replace(tmp, path)
+    except OSError as exc:  # Windows while another process reads the old file
+        return _not_written(path, tmp, exc, rebuilt)
+    return IndexChange(added, removed, rebuilt, True)
+
+
+def _not_written(path: Path, tmp: Path, exc: OSError, rebuilt: bool) -> IndexChange:
+    log.warning("the vector index %s could not be written (%s); it is written on the next refresh",
+                path.name, exc)
+    _remove(tmp)
+    return IndexChange(rebuilt=rebuilt)
+
+
+def _sample(store: Store, kind: str, model: str, stamp: stored.VectorStamp) -> np.ndarray:
+    """Up to ivf.TRAIN_ROWS stored vectors picked at random (float16), to learn the groups from."""
+    keys = np.asarray(stored.live_keys(store, kind, model, stamp.dim, stamp.highest), dtype=np.int64)
+    if len(keys) > ivf.TRAIN_ROWS:
+        keys = np.sort(np.random.default_rng(len(keys)).choice(keys, ivf.TRAIN_ROWS, replace=False))
+    sample = np.empty((len(keys), stamp.dim), dtype=np.float16)
+    filled = 0
+    for start in range(0, len(keys), 2000):
+        rows = stored.vectors_by_key(store, kind, model, stamp.dim, keys[start:start + 2000].tolist())
+        if rows:
+            sample[filled:filled + len(rows)] = ivf.as_matrix(rows, stamp.dim)
+            filled += len(rows)
+    return sample[:filled]
+
+
+def _dropped(store: Store, kind: str, model: str, view: _View, file) -> np.ndarray:
+    """The keys the open file holds that SQL no longer has."""
+    held = [ivf.read_group(file, view.head, group)[0] for group in range(view.head.centroids.shape[0])]
+    live = np.asarray(stored.live_keys(store, kind, model, view.head.dim, view.highest), dtype=np.int64)
+    return np.setdiff1d(np.concatenate(held), live)
 
 
 def _drop_stale_files(store: Store, kind: str, model: str, keep: Path | None) -> None:
-    """Remove the files of `kind` for other sizes of `model`, and for models with no vector of `kind` left."""
+    """Remove the files of `kind` for other sizes of `model`, for models with no vector of `kind`
+    left, and of the earlier usearch format."""
     folder = index_folder(store)
     if not folder.is_dir():
         return
+    for legacy in folder.glob(f"{kind}-*.usearch"):
+        _remove(legacy)
     prefix = index_path(store, kind, model, 0).name.rsplit("-", 1)[0]
     others = {index_path(store, kind, m, 0).name.rsplit("-", 1)[0] for m in stored.models_of(store, kind)}
-    for old in folder.glob(f"{kind}-*.usearch"):
+    for old in folder.glob(f"{kind}-*{SUFFIX}"):
         stem = old.name.rsplit("-", 1)[0]
         if (stem == prefix and old != keep) or stem not in others:
             _remove(old)
-
-
-def _new_index(dim: int):  # a usearch Index
-    from usearch.index import Index
-
-    return Index(ndim=dim, metric="cos", dtype=DTYPE, connectivity=CONNECTIVITY,
-                 expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
-
-
-def _load(path: Path, dim: int):  # a usearch Index in memory, or None
-    if _file_stat(path) is None:
-        return None
-    from usearch.index import Index
-
-    try:
-        index = Index.restore(str(path), view=False)
-    except Exception:
-        log.warning("the vector index %s could not be read; building it again", path.name)
-        return None
-    if index is None or index.ndim != dim:
-        return None
-    index.expansion_search = EXPANSION_SEARCH
-    return index
-
-
-def _save(index, path: Path) -> bool:  # a usearch Index
-    """Write the index next to its place, then move it there in one step; False if it could not."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.part")
-    try:
-        index.save(str(tmp))
-        with _views_lock:
-            _views.pop(path, None)  # this process's own mapping of the old file (Windows cannot replace it)
-        os.replace(tmp, path)
-        return True
-    except (OSError, RuntimeError) as exc:  # a full disk (usearch says RuntimeError), or Windows while another
-        # process maps the old file: searches score what the old file lacks from SQL
-        log.warning("the vector index %s could not be written (%s); it is written on the next refresh",
-                    path.name, exc)
-        _remove(tmp)
-        return False
 
 
 def _remove(path: Path) -> None:

@@ -1,7 +1,7 @@
 """Embedding vectors: packed as unit-length float32 blobs for SQLite, searched through the index.
 
 `search` is what retrieval calls; the on-disk index behind it is `vector_index` (a question
-never loads all vectors: it memory-maps the index and reads the few blobs it rescores).
+never loads all vectors: it reads the nearest groups of the index file and the few blobs it rescores).
 """
 
 from __future__ import annotations

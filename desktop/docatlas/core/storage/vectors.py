@@ -159,6 +159,12 @@ def vector_stamp(store: Store, kind: str, model: str) -> VectorStamp | None:
     return VectorStamp(int(best["dim"]), int(best["n"]), int(best["top"] or 0))
 
 
+def highest_key(store: Store, kind: str, model: str, dim: int) -> int:
+    """The highest key of the vectors of `kind`, `model` and size; 0 when there is none (one index seek)."""
+    return int(store.query("SELECT MAX(seq) AS top FROM embeddings WHERE kind = ? AND model = ? AND dim = ?",
+                           (kind, model, dim))[0]["top"] or 0)
+
+
 def models_of(store: Store, kind: str) -> list[str]:
     """The models that made at least one stored vector of `kind`."""
     return [r["model"] for r in store.query("SELECT DISTINCT model FROM embeddings WHERE kind = ?", (kind,))]
