@@ -47,3 +47,17 @@ def test_the_prompts_tab_reads_the_run_when_it_is_opened_not_while_hidden(qtbot,
     wait_prompts(qtbot, panel)
     assert trial.chunk_id() is not None and trial.chunk_combo.currentText().split(" (")[0] \
         in panel.editor.tokens_label.text()
+
+
+def test_the_graph_is_loaded_when_its_tab_is_first_opened(qtbot, make_window, corpus):
+    window = make_window()
+    window.documents_panel.add_paths([corpus])
+    wait_idle(qtbot, window)
+    explorer = window.graph_tab
+    assert explorer.model is None  # the window opened on the Documents tab: no graph was loaded or laid out
+
+    with qtbot.waitSignal(explorer.loaded, timeout=20_000):
+        click_tab(qtbot, window, "Graph")
+    assert window.tabs.currentWidget() is explorer
+    assert explorer.model.size > 1 and explorer.visible_nodes().size > 1  # the canvas draws the corpus's graph
+    assert set(explorer.model.names) <= set(explorer.toolbar.names.stringList())  # the find box knows them
