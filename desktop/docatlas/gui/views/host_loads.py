@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
 from docatlas.core.base.progress import HostLoad, Progress
 from docatlas.gui.ingestion import IngestionController
+from docatlas.gui.theme import restyle
 
 REMOTE_COLOR, ASIDE_COLOR = "#ef6c00", "#c62828"
 
@@ -53,7 +54,7 @@ class HostLoadsView(QFrame):
         for row, load in zip(self.rows, loads, strict=False):
             row.setText(host_text(load))
             color = ASIDE_COLOR if load.state != "ok" else (REMOTE_COLOR if load.remote else "")
-            row.setStyleSheet(f"color: {color};" if color else "")
+            restyle(row, f"color: {color};" if color else "")
             row.setToolTip("Not this computer: the text of your documents is sent to it." if load.remote else "")
         for extra in self.rows[len(loads):]:
             extra.hide()
