@@ -35,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -63,12 +64,24 @@ def serve(latency: float, pipe) -> None:
         pipe.send(len([r for r in server.requests if r["path"] in ("/api/chat", "/api/embed")]))
 
 
+def cpu_wait_s() -> float | None:
+    """Seconds this thread has been ready to run but waited for a CPU (None where /proc has no schedstat)."""
+    try:
+        with open(f"/proc/self/task/{threading.get_native_id()}/schedstat") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 class StallMeter:
     """A precise 5 ms timer on the GUI thread; records how late every tick fires."""
 
     def __init__(self, tracer=None) -> None:
         self.stalls_ms: list[float] = []
         self.gui_cpu_ms: list[float] = []  # the GUI thread's own CPU time in each gap (not the machine's load)
+        # each lateness less the time the GUI thread was ready to run but had no CPU (Linux schedstat):
+        # what the process itself made it wait, its own work and the GIL, on a loaded machine too
+        self.own_stalls_ms: list[float] = []
         self.tracer = tracer
         self.timer = QTimer(interval=TICK_MS, timerType=Qt.TimerType.PreciseTimer)
         self.timer.timeout.connect(self._tick)
@@ -78,6 +91,7 @@ class StallMeter:
         """Start measuring."""
         self._last = time.perf_counter()
         self._last_cpu = time.thread_time()
+        self._last_wait = cpu_wait_s()
         self.timer.start()
 
     def stop(self) -> None:
@@ -91,12 +105,16 @@ class StallMeter:
         cpu = time.thread_time()
         self.gui_cpu_ms.append((cpu - self._last_cpu) * 1000)
         self._last_cpu = cpu
+        waited = cpu_wait_s()
+        if waited is not None and self._last_wait is not None:
+            self.own_stalls_ms.append(max(0.0, self.stalls_ms[-1] - (waited - self._last_wait) * 1000))
+        self._last_wait = waited
         if self.tracer is not None:
             self.tracer.beat()
 
-    def percentile(self, q: float) -> float:
-        """The q-th percentile of the lateness, in ms."""
-        ordered = sorted(self.stalls_ms)
+    def percentile(self, q: float, own: bool = False) -> float:
+        """The q-th percentile of the lateness (`own`: less the waits for a CPU), in ms."""
+        ordered = sorted(self.own_stalls_ms if own else self.stalls_ms)
         return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))] if ordered else 0.0
 
 
@@ -275,6 +293,7 @@ def main() -> int:
         "open_to_rows_shown_s": round(rows_shown["at"] - opened, 3) if rows_shown["at"] else None,
         "open_stall_max_ms": round(max(opening.stalls_ms, default=0.0), 1),
         "open_gui_cpu_max_ms": round(max(opening.gui_cpu_ms, default=0.0), 1),
+        **({"open_stall_max_less_cpu_wait_ms": round(max(opening.own_stalls_ms), 1)} if opening.own_stalls_ms else {}),
         "status_best_s": round(min(status_s), 3),
         "status_median_s": round(statistics.median(status_s), 3),
         "version_best_s": round(min(version_s), 3),
@@ -293,6 +312,10 @@ def main() -> int:
         # the GUI thread's own CPU time in its longest gap: what it did itself, whatever the machine's load
         "gui_cpu_max_ms": round(max(meter.gui_cpu_ms, default=0.0), 1),
         "gui_cpu_over_50ms": sum(1 for c in meter.gui_cpu_ms if c > 50),
+        **({"stall_max_less_cpu_wait_ms": round(max(meter.own_stalls_ms), 1),
+            "stall_p99_less_cpu_wait_ms": round(meter.percentile(99, own=True), 1),
+            "stalls_over_50ms_less_cpu_wait": sum(1 for s in meter.own_stalls_ms if s > 50)}
+           if meter.own_stalls_ms else {}),
         # the same maximum until the run's last report, and from it to the run's end (views refreshing)
         "stall_max_until_done_ms": round(max(stalls[:run_end["tick"]], default=0.0), 1),
         "stall_max_after_done_ms": round(max(stalls[run_end["tick"]:], default=0.0), 1)
