@@ -25,7 +25,7 @@ class LatestReads:
                  held: Callable[[], bool] = lambda: False):
         self.tasks = tasks
         self.held = held
-        self._held: dict[str, tuple[Callable[[Store], Any], Callable[[Any], None]]] = {}  # kind -> newest read
+        self._waiting: dict[str, tuple[Callable[[Store], Any], Callable[[Any], None]]] = {}  # kind -> newest read
         self.workspace = workspace
         self.on_failure = on_failure
         self._token = object()  # this widget's read keys, and no other's
@@ -46,14 +46,14 @@ class LatestReads:
         self._asked[what] = self._asked.get(what, 0) + 1
         self._pending.add(what)
         if self.held():
-            self._held[what] = (read, shown)
+            self._waiting[what] = (read, shown)
             return
         self._start(what, read, shown)
 
     def release(self) -> None:
         """Start the reads that waited while the tab was hidden (the newest of each kind)."""
-        held, self._held = self._held, {}
-        for what, (read, shown) in held.items():
+        waiting, self._waiting = self._waiting, {}
+        for what, (read, shown) in waiting.items():
             self._start(what, read, shown)
 
     def _start(self, what: str, read: Callable[[Store], Any], shown: Callable[[Any], None]) -> None:
@@ -86,7 +86,7 @@ class LatestReads:
         """Show nothing more (the widget is going away)."""
         self._closed = True
         self._when_read.clear()
-        self._held.clear()
+        self._waiting.clear()
 
     def _landed(self) -> None:
         while not self._pending and self._when_read:
