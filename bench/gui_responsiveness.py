@@ -206,7 +206,7 @@ def main() -> int:
                           DOCATLAS_LOG_DIR=f"{tmp}/log")
         from docatlas.core.base import paths
         from docatlas.core.base.settings import Settings, save_settings
-        from docatlas.gui.app import load_tokenizer, settle_memory
+        from docatlas.gui.app import favour_the_window, load_tokenizer, settle_memory
         from docatlas.gui.main_window import MainWindow
 
         docs = Path(tmp) / "docs"
@@ -255,6 +255,7 @@ def main() -> int:
         window.resize(1280, 800)
         window.show()
         settle_memory()  # as app.main does once the window is up
+        favour_the_window()
         meter = StallMeter(tracer)
         run_end = {"tick": None}  # how many meter ticks came before the run's last progress report
         window.ingestion.progressed.connect(lambda item: run_end.update(tick=len(meter.stalls_ms)) if getattr(
