@@ -175,7 +175,7 @@ def main(data_dir: str | None = None) -> int:
     favour_the_window()
     log.info("window opened on %s", window.workspace.folder)
     code = app.exec()
-    if window.tasks.active:  # the person chose Quit Now while a model call was still running
+    if window.work_running():  # the person chose Quit Now while a model call was still running (a read just ends)
         log.warning("quitting with background work still running; it resumes on the next start")
         logging.shutdown()
         os._exit(code)  # finished work is committed; threads blocked on the network cannot be joined
