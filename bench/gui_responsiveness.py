@@ -10,13 +10,19 @@ The workspace already holds `--existing-chunks` extracted chunks (100,000 by def
 documents of `--per-document` chunks, written straight through the store, no model
 involved) before the window opens; the run then adds the corpus on top (`--documents 40`, or
 about `--chunks` chunks with `--documents 0`). Also measured on that workspace: the window's
-open (from building it to its first paint, and to the Documents table's first rows), the
-longest stall of the event loop while it opens (building the window included), and `docatlas
+open (from building it to its first paint, and to the Documents table's first rows; the
+tokenizer, which app.main loads before it builds the window, included), the longest stall of
+the event loop while it opens (building the window included), the GUI thread's own CPU time in
+its longest gap (what it did itself, whatever else runs on the machine), and `docatlas
 status` in a fresh process (interpreter start included, output to /dev/null; the best and the
 median of three; `docatlas --version` beside it is the start-up alone).
 
     QT_QPA_PLATFORM=offscreen python bench/gui_responsiveness.py [--existing-chunks 100000] [--documents 40]
     QT_QPA_PLATFORM=offscreen python bench/gui_responsiveness.py --existing-chunks 0 --documents 0 --chunks 200
+
+`--trace-stalls 40` samples the GUI thread's stack whenever a tick is 40 ms late and prints
+each stall's stacks, collections and CPU figures to stderr (bench/stall_trace.py);
+`--reuse-fill DIR` keeps the filled workspace in DIR for the next run of the same size.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -57,11 +64,25 @@ def serve(latency: float, pipe) -> None:
         pipe.send(len([r for r in server.requests if r["path"] in ("/api/chat", "/api/embed")]))
 
 
+def cpu_wait_s() -> float | None:
+    """Seconds this thread has been ready to run but waited for a CPU (None where /proc has no schedstat)."""
+    try:
+        with open(f"/proc/self/task/{threading.get_native_id()}/schedstat") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 class StallMeter:
     """A precise 5 ms timer on the GUI thread; records how late every tick fires."""
 
-    def __init__(self) -> None:
+    def __init__(self, tracer=None) -> None:
         self.stalls_ms: list[float] = []
+        self.gui_cpu_ms: list[float] = []  # the GUI thread's own CPU time in each gap (not the machine's load)
+        # each lateness less the time the GUI thread was ready to run but had no CPU (Linux schedstat):
+        # what the process itself made it wait, its own work and the GIL, on a loaded machine too
+        self.own_stalls_ms: list[float] = []
+        self.tracer = tracer
         self.timer = QTimer(interval=TICK_MS, timerType=Qt.TimerType.PreciseTimer)
         self.timer.timeout.connect(self._tick)
         self._last = 0.0
@@ -69,6 +90,8 @@ class StallMeter:
     def start(self) -> None:
         """Start measuring."""
         self._last = time.perf_counter()
+        self._last_cpu = time.thread_time()
+        self._last_wait = cpu_wait_s()
         self.timer.start()
 
     def stop(self) -> None:
@@ -79,10 +102,19 @@ class StallMeter:
         now = time.perf_counter()
         self.stalls_ms.append(max(0.0, (now - self._last) * 1000 - TICK_MS))
         self._last = now
+        cpu = time.thread_time()
+        self.gui_cpu_ms.append((cpu - self._last_cpu) * 1000)
+        self._last_cpu = cpu
+        waited = cpu_wait_s()
+        if waited is not None and self._last_wait is not None:
+            self.own_stalls_ms.append(max(0.0, self.stalls_ms[-1] - (waited - self._last_wait) * 1000))
+        self._last_wait = waited
+        if self.tracer is not None:
+            self.tracer.beat()
 
-    def percentile(self, q: float) -> float:
-        """The q-th percentile of the lateness, in ms."""
-        ordered = sorted(self.stalls_ms)
+    def percentile(self, q: float, own: bool = False) -> float:
+        """The q-th percentile of the lateness (`own`: less the waits for a CPU), in ms."""
+        ordered = sorted(self.own_stalls_ms if own else self.stalls_ms)
         return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))] if ordered else 0.0
 
 
@@ -159,6 +191,10 @@ def main() -> int:
     parser.add_argument("--per-document", type=int, default=20, help="chunks per existing document")
     parser.add_argument("--documents", type=int, default=40,
                         help="add this many documents (about ten chunks each) instead of about --chunks chunks")
+    parser.add_argument("--trace-stalls", type=float, default=0, metavar="MS",
+                        help="sample the GUI thread's stack whenever a tick is this many ms late; print to stderr")
+    parser.add_argument("--reuse-fill", type=Path, metavar="DIR",
+                        help="keep the filled workspace in DIR and copy it from there next time (same sizes)")
     args = parser.parse_args()
 
     here, there = multiprocessing.Pipe()
@@ -170,7 +206,7 @@ def main() -> int:
                           DOCATLAS_LOG_DIR=f"{tmp}/log")
         from docatlas.core.base import paths
         from docatlas.core.base.settings import Settings, save_settings
-        from docatlas.gui.app import settle_memory
+        from docatlas.gui.app import favour_the_window, load_tokenizer, settle_memory
         from docatlas.gui.main_window import MainWindow
 
         docs = Path(tmp) / "docs"
@@ -179,8 +215,19 @@ def main() -> int:
         else:
             write_corpus(docs, args.chunks)
         filling = time.perf_counter()
-        existing_documents = fill_existing(paths.database_path(paths.data_dir()), args.existing_chunks,
-                                           args.per_document)
+        kept = args.reuse_fill / f"{args.existing_chunks}-{args.per_document}" if args.reuse_fill else None
+        copied = kept is not None and (kept / "documents").is_file()
+        if copied:
+            import shutil
+            shutil.copytree(kept / "ws", paths.data_dir(), dirs_exist_ok=True)
+            existing_documents = int((kept / "documents").read_text())
+        else:
+            existing_documents = fill_existing(paths.database_path(paths.data_dir()), args.existing_chunks,
+                                               args.per_document)
+            if kept is not None:
+                import shutil
+                shutil.copytree(paths.data_dir(), kept / "ws", dirs_exist_ok=True)
+                (kept / "documents").write_text(str(existing_documents))
         fill_s = time.perf_counter() - filling
         status_s = status_seconds(str(paths.data_dir()))
         version_s = status_seconds(str(paths.data_dir()), command=("--version",))  # the start-up alone
@@ -189,10 +236,17 @@ def main() -> int:
             chunking__overlap_tokens=CHUNK_TOKENS // 10)
         save_settings(settings, paths.settings_path())
         app = QApplication.instance() or QApplication(sys.argv[:1])
-        opening = StallMeter()
-        opening.start()
+        tracer = None
+        if args.trace_stalls:
+            from stall_trace import StallTracer
+            tracer = StallTracer(args.trace_stalls)
+            tracer.start()
+        origin = time.perf_counter()
+        opening = StallMeter(tracer)
         first_paint = FirstPaint()
         opened = time.perf_counter()
+        load_tokenizer()  # as app.main does before it builds the window (in the open time, before the loop)
+        opening.start()
         window = MainWindow(paths.data_dir(), settings=settings)
         window.installEventFilter(first_paint)
         rows_shown = {"at": None}
@@ -201,7 +255,8 @@ def main() -> int:
         window.resize(1280, 800)
         window.show()
         settle_memory()  # as app.main does once the window is up
-        meter = StallMeter()
+        favour_the_window()
+        meter = StallMeter(tracer)
         run_end = {"tick": None}  # how many meter ticks came before the run's last progress report
         window.ingestion.progressed.connect(lambda item: run_end.update(tick=len(meter.stalls_ms)) if getattr(
             item, "stage", "") in ("done", "cancelled") else None)
@@ -226,14 +281,20 @@ def main() -> int:
         here.send("stop")
         calls = here.recv()
         child.join()
+    if tracer is not None:
+        tracer.stop()
+        print(f"run started at +{started - origin:.2f} s", file=sys.stderr)
+        tracer.report(origin)
     stalls = meter.stalls_ms
     print(json.dumps({
         "existing_chunks": args.existing_chunks,
         "existing_documents": existing_documents,
-        "fill_s": round(fill_s, 1),
+        "fill_copied_s" if copied else "fill_s": round(fill_s, 1),
         "open_to_first_paint_s": round(first_paint.at - opened, 3) if first_paint.at else None,
         "open_to_rows_shown_s": round(rows_shown["at"] - opened, 3) if rows_shown["at"] else None,
         "open_stall_max_ms": round(max(opening.stalls_ms, default=0.0), 1),
+        "open_gui_cpu_max_ms": round(max(opening.gui_cpu_ms, default=0.0), 1),
+        **({"open_stall_max_less_cpu_wait_ms": round(max(opening.own_stalls_ms), 1)} if opening.own_stalls_ms else {}),
         "status_best_s": round(min(status_s), 3),
         "status_median_s": round(statistics.median(status_s), 3),
         "version_best_s": round(min(version_s), 3),
@@ -249,6 +310,13 @@ def main() -> int:
         "stall_p99_ms": round(meter.percentile(99), 1),
         "stall_p50_ms": round(meter.percentile(50), 1),
         "stalls_over_50ms": sum(1 for s in stalls if s > 50),
+        # the GUI thread's own CPU time in its longest gap: what it did itself, whatever the machine's load
+        "gui_cpu_max_ms": round(max(meter.gui_cpu_ms, default=0.0), 1),
+        "gui_cpu_over_50ms": sum(1 for c in meter.gui_cpu_ms if c > 50),
+        **({"stall_max_less_cpu_wait_ms": round(max(meter.own_stalls_ms), 1),
+            "stall_p99_less_cpu_wait_ms": round(meter.percentile(99, own=True), 1),
+            "stalls_over_50ms_less_cpu_wait": sum(1 for s in meter.own_stalls_ms if s > 50)}
+           if meter.own_stalls_ms else {}),
         # the same maximum until the run's last report, and from it to the run's end (views refreshing)
         "stall_max_until_done_ms": round(max(stalls[:run_end["tick"]], default=0.0), 1),
         "stall_max_after_done_ms": round(max(stalls[run_end["tick"]:], default=0.0), 1)

@@ -105,6 +105,7 @@ def main() -> int:
             settle(1500)
             save(window, "window-graph")
             window.tabs.setCurrentWidget(window.prompts_tab)
+            wait_until(lambda: not window.prompts_tab.reading)  # the tab reads when it is shown
             settle(500)
             save(window, "window-prompts")
             window.tabs.setCurrentIndex(0)

@@ -158,6 +158,7 @@ def test_edits_survive_new_documents_and_the_layout_is_reused(qtbot, explorer, a
 
     again = GraphExplorer(store, prompter=answers)  # reopening: everything from the cache
     qtbot.addWidget(again)
+    again.show()  # a hidden explorer loads nothing until it is shown
     with qtbot.waitSignal(again.loaded, timeout=LOAD_MS):
         again.reload()
     assert again.model.placed == 0 and again.model.layout_seconds == 0.0

@@ -459,7 +459,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Stop work in progress first (the window closes when it has stopped), then save the layout."""
         self.folder_sync.shutdown()  # no sync starts while closing
-        if self._work_running() and not self._quit_now():
+        if self.work_running() and not self._quit_now():
             if not self._closing:
                 self._closing = True
                 self.ingestion.cancel()
@@ -480,7 +480,7 @@ class MainWindow(QMainWindow):
         self.workspace.close()
         event.accept()
 
-    def _work_running(self) -> bool:
+    def work_running(self) -> bool:
         """Background work other than reads runs (a read has nothing to lose: its result is dropped)."""
         return any(task.name not in READS for task in self.tasks.active)
 

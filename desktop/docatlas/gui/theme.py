@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 _DARK = {
     QPalette.ColorRole.Window: "#2b2b2b",
@@ -83,3 +83,10 @@ def error_color() -> QColor:
 def error_style() -> str:
     """A style sheet colouring a label's text as an error."""
     return f"color: {error_color().name()};"
+
+
+def restyle(widget: QWidget, sheet: str) -> None:
+    """Set `widget`'s style sheet only when it changes: setting one, even the same, polishes the
+    widget again, and views that redraw on every progress tick would pay for it on every tick."""
+    if widget.styleSheet() != sheet:
+        widget.setStyleSheet(sheet)

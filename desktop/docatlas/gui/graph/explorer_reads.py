@@ -30,8 +30,9 @@ class ExplorerReads:
     def reload(self, relayout: bool = False) -> None:
         """Read the graph again (after ingestion or an edit); positions come from the cache.
 
-        While the explorer is hidden (another tab) a reload waits until it is shown."""
-        if self.model is not None and not self.isVisible() and not relayout:
+        While the explorer is hidden (another tab) a reload waits until it is shown, the first load
+        too: a window opening on the Documents tab does not load and lay out a graph nobody sees."""
+        if not self.isVisible() and not relayout:
             self._stale = True
             return
         self._stale = False

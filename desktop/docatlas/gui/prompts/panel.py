@@ -1,8 +1,9 @@
 """The Prompts tab: every prompt DocAtlas sends, grouped, with the editor beside the list.
 
 The panel reads the workspace on the runner (latest-only reads in `prompts.reads`, shown when
-they land; the GUI thread runs no SQL) and writes (saves, resets, imports, sending chunks
-back for extraction) through background jobs with their own connection. When the
+they land; the GUI thread runs no SQL; while the tab is hidden they wait until it is shown) and
+writes (saves, resets, imports, sending chunks back for extraction) through background jobs
+with their own connection. When the
 extraction prompts in use differ from those the graph was built with, a banner says so and
 offers to extract those chunks again.
 """
@@ -60,7 +61,9 @@ class PromptsPanel(QWidget):
         self.trial_runs: list[TrialRun] = []
         self.context_length: int | None = None
         self._context_model = ""
-        self.reads = LatestReads(tasks, workspace, lambda failure: self.message.emit(failure.message))
+        # reads wait while the tab is hidden: it is read (and its 2,000-chunk list built) when shown
+        self.reads = LatestReads(tasks, workspace, lambda failure: self.message.emit(failure.message),
+                                 held=lambda: not self.isVisible())
         self._overrides: dict[str, str] = {}  # as last read
         self._profile_read = ""  # the profile in use as last read ("auto" resolved for the model)
         build_panel(self)
@@ -264,8 +267,10 @@ class PromptsPanel(QWidget):
 
     # -- the model's context length ---------------------------------------------------------
     def showEvent(self, event: QShowEvent) -> None:
-        """Ask the model for its context length when the tab is first shown (or the model changed)."""
+        """Read what changed while the tab was hidden; ask the model for its context length when the
+        tab is first shown (or the model changed)."""
         super().showEvent(event)
+        self.reads.release()
         self.check_context()
 
     def check_context(self) -> None:

@@ -3,7 +3,7 @@ second prompt (the default, the saved one, an older version) side by side for co
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -92,6 +92,10 @@ class TrialView(QWidget):
         self.note_label = QLabel(wordWrap=True)
         self.note_label.setEnabled(False)
         self.chunk_combo = QComboBox(minimumContentsLength=30)
+        # the labels in one string list (set in one call, however many chunks), the ids beside them
+        self._chunk_labels = QStringListModel(self)
+        self._chunk_ids: list[int] = []
+        self.chunk_combo.setModel(self._chunk_labels)
         self.chunk_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.chunk_combo.currentIndexChanged.connect(lambda _i: self.chunk_changed.emit())
         self.compare_combo = QComboBox()
@@ -129,19 +133,18 @@ class TrialView(QWidget):
         """(chunk id, label) of every chunk that can be tried; keeps the choice when it is still there."""
         chosen = self.chunk_id()
         self.chunk_combo.blockSignals(True)
-        self.chunk_combo.clear()
-        for chunk_id, label in chunks:
-            self.chunk_combo.addItem(label, chunk_id)
-        index = self.chunk_combo.findData(chosen) if chosen is not None else -1
-        self.chunk_combo.setCurrentIndex(max(0, index) if chunks else -1)
+        self._chunk_ids = [chunk_id for chunk_id, _label in chunks]
+        self._chunk_labels.setStringList([label for _chunk_id, label in chunks])
+        index = self._chunk_ids.index(chosen) if chosen in self._chunk_ids else 0
+        self.chunk_combo.setCurrentIndex(index if chunks else -1)
         self.chunk_combo.blockSignals(False)
         if self.chunk_id() != chosen:
             self.chunk_changed.emit()
 
     def chunk_id(self) -> int | None:
         """The chunk chosen, if any."""
-        data = self.chunk_combo.currentData()
-        return int(data) if data is not None else None
+        index = self.chunk_combo.currentIndex()
+        return self._chunk_ids[index] if 0 <= index < len(self._chunk_ids) else None
 
     def set_comparisons(self, entries: list[tuple[str, str]]) -> None:
         """(label, text) of the prompts this one can be compared with; the first choice is none."""

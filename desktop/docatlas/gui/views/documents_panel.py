@@ -36,7 +36,7 @@ from docatlas.gui.ingestion import IngestionController
 from docatlas.gui.models.documents_model import ID_ROLE, STATUS, DocumentTableModel, RunView
 from docatlas.gui.models.workspace_reader import DocumentsRead
 from docatlas.gui.tasks import BackgroundTask, TaskFailure
-from docatlas.gui.theme import error_style
+from docatlas.gui.theme import error_style, restyle
 from docatlas.gui.views.document_actions import DocumentActions
 from docatlas.gui.views.progress_delegate import ProgressDelegate
 from docatlas.gui.workspace import READ_DELETION
@@ -302,7 +302,7 @@ class DocumentsPanel(QWidget):
         self.overall_bar.setVisible(state.active)
         self.eta_label.setText(f"ETA {duration(state.eta)}" if state.eta and state.phase == "running" else "")
         self.notice.setText(state.summary if not state.active else "")
-        self.notice.setStyleSheet(error_style() if state.phase == "failed" else "")
+        restyle(self.notice, error_style() if state.phase == "failed" else "")
         self.notice.setVisible(bool(self.notice.text()))
         lines = [f"{document}: {reason}" for document, reason in state.failures]
         self.failures_label.setText("Could not be added:\n" + "\n".join(lines) if lines else "")
@@ -314,7 +314,7 @@ class DocumentsPanel(QWidget):
 
     def _show_notice(self, text: str, error: bool = False) -> None:
         self.notice.setText(text)
-        self.notice.setStyleSheet(error_style() if error else "")
+        restyle(self.notice, error_style() if error else "")
         self.notice.setVisible(bool(text))
 
     def _update_buttons(self) -> None:

@@ -16,6 +16,7 @@ from docatlas.core.base.progress import HostLoad, Progress
 from docatlas.gui.formatting import plain_tip
 from docatlas.gui.ingestion import IngestionController
 from docatlas.gui.run_state import host_name, hosts_aside_text
+from docatlas.gui.theme import restyle
 
 REMOTE_COLOR, ASIDE_COLOR = "#ef6c00", "#c62828"
 
@@ -59,7 +60,7 @@ class HostLoadsView(QFrame):
         for row, load in zip(self.rows, loads, strict=False):
             row.setText(host_text(load))
             color = ASIDE_COLOR if load.state != "ok" else (REMOTE_COLOR if load.remote else "")
-            row.setStyleSheet(f"color: {color};" if color else "")
+            restyle(row, f"color: {color};" if color else "")
             tips = ["Not this computer: the text of your documents is sent to it."] if load.remote else []
             if load.state != "ok":
                 tips.append("Not answering: its calls go to the other hosts; it is tried again now and then.")
