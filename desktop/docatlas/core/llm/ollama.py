@@ -26,6 +26,7 @@ from docatlas.core.base.errors import Cancelled, LLMError
 from docatlas.core.base.settings import OllamaSettings
 from docatlas.core.llm import failures, transport
 from docatlas.core.llm.breaker import Breaker
+from docatlas.core.llm.chat_lines import piece_of
 from docatlas.core.llm.deadlines import Deadlines
 from docatlas.core.llm.failures import IncompleteStream as _IncompleteStream
 from docatlas.core.llm.failures import kind as _kind
@@ -268,7 +269,7 @@ class OllamaLLM:
         with self._lock:
             self._calls += 1
         log.debug("chat %s num_ctx=%s", model, options.get("num_ctx"))
-        stream: Iterator[ollama.ChatResponse] = self.deadlines.guard(self.client.chat(
+        stream: Iterator[dict] = self.deadlines.guard(self.client.chat(
             model=model,
             messages=messages,
             stream=True,
@@ -279,19 +280,19 @@ class OllamaLLM:
         pieces: list[str] = []
         guard = RepetitionGuard()  # a looping reply is stopped here, not at the reply limit
         try:
-            for part in stream:
+            for part in stream:  # each streamed line as a dict (chat_lines)
                 if cancel is not None and cancel.is_set():
                     raise Cancelled(STOPPED)
-                piece = part.message.content or ""
+                piece = piece_of(part)
                 if piece:
                     pieces.append(piece)
                     if on_token is not None:
                         on_token(piece)
                     if guard.feed(piece):
                         return guard.kept_text(), 0, len(pieces), "repeat"
-                if part.done:
-                    return ("".join(pieces), part.prompt_eval_count or 0, part.eval_count or 0,
-                            part.done_reason or "stop")
+                if part.get("done"):
+                    return ("".join(pieces), int(part.get("prompt_eval_count") or 0),
+                            int(part.get("eval_count") or 0), str(part.get("done_reason") or "stop"))
         finally:
             stream.close()
         raise _IncompleteStream("the answer stopped before it was complete")

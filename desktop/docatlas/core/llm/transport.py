@@ -25,6 +25,7 @@ import ollama
 
 from docatlas.core.base.errors import LLMError
 from docatlas.core.base.settings import DEFAULT_HOST, OllamaSettings
+from docatlas.core.llm.chat_lines import StreamingClient
 
 DEFAULT_PORT = 11434
 _STOPPING = threading.Event()  # the process is going away (Ctrl-C): no call starts or retries
@@ -192,6 +193,8 @@ def new_client(settings: OllamaSettings, host: str, sockets: CallSockets | None 
     """An ollama.Client for `host`: no proxy unless `settings.proxy` names one; sockets tracked.
 
     `read_timeout` defaults to the setting's per-read timeout; None means no read timeout.
+    One client keeps its connections (httpx's pool) from call to call; its streamed chat
+    yields dicts (`chat_lines.StreamingClient`).
     """
     read = settings.timeout_s if read_timeout == -1.0 else read_timeout
     timeout = httpx.Timeout(read, connect=settings.connect_timeout_s)
@@ -200,4 +203,4 @@ def new_client(settings: OllamaSettings, host: str, sockets: CallSockets | None 
     if sockets is not None:
         pool = transport._pool  # httpcore's pool: the one place its network backend can be set
         pool._network_backend = _TrackingBackend(pool._network_backend, sockets)
-    return ollama.Client(host=host, timeout=timeout, trust_env=False, transport=transport)
+    return StreamingClient(host=host, timeout=timeout, trust_env=False, transport=transport)

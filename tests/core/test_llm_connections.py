@@ -1,0 +1,91 @@
+"""OllamaLLM keeps its HTTP connections from call to call, and reads a streamed line as Ollama's client would."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+import threading
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from docatlas.core.base.errors import OllamaUnreachable
+from docatlas.core.base.settings import OllamaSettings
+from docatlas.core.llm import failures
+from docatlas.core.llm.chat_lines import NotAnObject, parse_line, piece_of
+from docatlas.core.llm.ollama import OllamaLLM
+from docatlas.core.llm.protocol import MemoryCache
+from fixtures import ollama_fixture
+from fixtures.ollama_server import DEFAULT_REPLY, FakeOllama
+
+fake_ollama = ollama_fixture.fake_ollama
+
+
+def make(server: FakeOllama) -> OllamaLLM:
+    return OllamaLLM(OllamaSettings(host=server.host, timeout_s=5.0, retries=2, backoff_s=0.01))
+
+
+def ask(text: str) -> list[dict]:
+    return [{"role": "user", "content": text}]
+
+
+def test_calls_one_after_another_use_one_connection(fake_ollama: FakeOllama) -> None:
+    llm = make(fake_ollama)
+    replies = [llm.chat(ask(f"question {i}")).text for i in range(6)]
+    assert replies == [DEFAULT_REPLY] * 6
+    assert len(llm.embed(["a", "b"])) == 2
+    assert fake_ollama.connections == 1  # /api/show, six chats and an embedding on one connection
+    llm.close()
+
+
+def test_four_threads_keep_at_most_four_connections(fake_ollama: FakeOllama) -> None:
+    fake_ollama.latency = 0.05
+    llm = make(fake_ollama)
+    llm.context_length()
+    errors: list[Exception] = []
+
+    def work(worker: int) -> None:
+        try:
+            for i in range(5):
+                llm.chat(ask(f"worker {worker} question {i}"))
+        except Exception as exc:  # the test reports any failure
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert not errors and llm.calls == 20
+    assert fake_ollama.connections <= 4
+    llm.close()
+
+
+def test_a_reply_stopped_by_the_loop_check_closes_its_connection_and_the_next_call_answers(
+        fake_ollama: FakeOllama) -> None:
+    record = '("entity"<|>Marley<|>person<|>Scrooge\'s late partner.)##\n'
+    fake_ollama.responder = lambda request: (record * 100 if "loop" in request["messages"][0]["content"]
+                                             else DEFAULT_REPLY)
+    llm = make(fake_ollama)
+    cache = MemoryCache()
+    llm.cache = cache
+    looped = llm.chat(ask("loop please"))
+    assert looped.done_reason == "repeat" and looped.text.count("Marley") == 1
+    assert llm.chat(ask("answer")).text == DEFAULT_REPLY
+    assert fake_ollama.connections == 2  # the stopped reply's rest was not read: its connection went
+    assert len(cache) == 1  # only the reply that ended by itself is kept
+
+
+def test_a_streamed_line_is_read_as_the_official_client_reads_it() -> None:
+    part = parse_line(b' {"message": {"role": "assistant", "content": "Par"}, "done": false}\r')
+    assert part is not None and piece_of(part) == "Par" and not part["done"]
+    assert parse_line(b"  ") is None
+    assert piece_of({"message": None, "done": True}) == ""
+    with pytest.raises(NotAnObject) as info:
+        parse_line(b"[1, 2]")
+    assert failures.kind(info.value) == "stream"  # retried, then named
+    error = failures.user_error(info.value, "http://127.0.0.1:11434", "qwen2.5:7b", 5.0)
+    assert isinstance(error, OllamaUnreachable) and "did not answer like Ollama" in error.message
+    with pytest.raises(Exception) as raised:
+        parse_line(b'{"error": "model runner crashed"}')
+    assert failures.kind(raised.value) == "server"
