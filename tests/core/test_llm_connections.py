@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import pathlib
 import sys
 import threading
@@ -89,3 +90,35 @@ def test_a_streamed_line_is_read_as_the_official_client_reads_it() -> None:
     with pytest.raises(Exception) as raised:
         parse_line(b'{"error": "model runner crashed"}')
     assert failures.kind(raised.value) == "server"
+
+
+def test_a_slot_is_held_around_the_model_call_alone(fake_ollama: FakeOllama) -> None:
+    """The cache (the workspace's store, shared with the writer) is read and written outside the slot."""
+    events: list[str] = []
+
+    class Recording(MemoryCache):
+        def get(self, key: str) -> str | None:
+            events.append("cache get")
+            return super().get(key)
+
+        def put(self, key: str, model: str, reply: str) -> None:
+            events.append("cache put")
+            super().put(key, model, reply)
+
+    @contextlib.contextmanager
+    def slot():
+        events.append("slot taken")
+        yield
+        events.append(f"slot given back after {len(chat_requests(fake_ollama))} chat")
+
+    llm = make(fake_ollama)
+    llm.cache = Recording()
+    assert llm.chat(ask("question"), slot=slot()).text == DEFAULT_REPLY
+    assert events == ["cache get", "slot taken", "slot given back after 1 chat", "cache put"]
+    events.clear()
+    assert llm.chat(ask("question"), slot=slot()).cached
+    assert events == ["cache get"]  # a cached reply never waits for a slot
+
+
+def chat_requests(server: FakeOllama) -> list[dict]:
+    return [r for r in server.requests if r["path"] == "/api/chat"]

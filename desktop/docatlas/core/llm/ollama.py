@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import replace
 from typing import TypeVar
 
@@ -100,11 +100,14 @@ class OllamaLLM:
         num_predict: int | None = None,
         cancel: threading.Event | None = None,
         on_token: Callable[[str], None] | None = None,
+        slot: AbstractContextManager | None = None,
     ) -> LLMReply:
         """Ask the model; streamed, cancellable, cached, retried. Raises LLMError/Cancelled.
 
         `on_token` gets the raw pieces as they arrive; after a retry it gets only what goes
-        beyond what it already had, so a reader never sees the answer twice.
+        beyond what it already had, so a reader never sees the answer twice. `slot` (the
+        caller's limit on calls in flight) is held around the model call alone: the cache
+        look-up, the prompt's token count and storing the reply happen outside it.
         """
         started = time.monotonic()
         model = self.model
@@ -118,25 +121,27 @@ class OllamaLLM:
             return LLMReply(hit, 0, 0, True, time.monotonic() - started)
         _raise_if_cancelled(cancel)
         sink = _TokenSink(on_token) if on_token is not None else None
+        held = slot if slot is not None else nullcontext()
         if self.pool is not None:  # a host that fails hands the call to another; the sink sends only what is new
-            reply = self.pool.run(lambda member: member.chat(messages, format=format, num_predict=predict,
-                                                             cancel=cancel, on_token=sink and sink.restarted()), cancel)
+            with held:
+                reply = self.pool.run(lambda member: member.chat(
+                    messages, format=format, num_predict=predict, cancel=cancel,
+                    on_token=sink and sink.restarted()), cancel)
             if reply.text and self.cache is not None and reply.done_reason == "stop":
                 self.cache.put(key, model, reply.text)
             return replace(reply, seconds=time.monotonic() - started)
-        options["num_ctx"] = self.num_ctx(messages, predict, model)
+        ours = _prompt_tokens(messages)  # counted once: the context asked for, and the learned ratio
+        options["num_ctx"] = self._context_for(ours, len(messages), predict, model)
 
         def attempt() -> tuple[str, int, int, str]:
             if sink is not None:
                 sink.restart()
             return self._stream(model, messages, options, format, cancel, sink)
 
-        with self._interrupt_on(cancel):
+        with self._interrupt_on(cancel), held:
             text, prompt_tokens, completion_tokens, done_reason = self._retrying(attempt, model, cancel)
         text = strip_think(text)
-        from docatlas.core.base.tokens import count_tokens
-
-        self.ratios.observe(model, sum(count_tokens(str(m.get("content") or "")) for m in messages), prompt_tokens)
+        self.ratios.observe(model, ours, prompt_tokens)
         if text and self.cache is not None and done_reason == "stop":  # a cut reply is never final
             self.cache.put(key, model, text)
         return LLMReply(text, prompt_tokens, completion_tokens, False, time.monotonic() - started, done_reason)
@@ -177,11 +182,12 @@ class OllamaLLM:
 
     def num_ctx(self, messages: list[dict], num_predict: int, model: str | None = None) -> int:
         """Context to ask for: prompt estimate + reply room, in 1024s, within the caps."""
-        from docatlas.core.base.tokens import count_tokens
+        return self._context_for(_prompt_tokens(messages), len(messages), num_predict, model)
 
+    def _context_for(self, ours: int, messages: int, num_predict: int, model: str | None) -> int:
+        """`num_ctx` for a prompt of `ours` tokens (our count) in `messages` messages."""
         name = model or self.model
-        prompt = sum(count_tokens(str(m.get("content") or "")) for m in messages)
-        prompt = math.ceil((prompt + MESSAGE_OVERHEAD * len(messages)) * self.ratios.factor(name, SAFETY))
+        prompt = math.ceil((ours + MESSAGE_OVERHEAD * messages) * self.ratios.factor(name, SAFETY))
         cap = min(self.context_length(name), self.settings.max_context)
         if prompt > cap:
             raise LLMError(
@@ -395,6 +401,13 @@ class OllamaLLM:
 
 
 _not_found = failures.not_found
+
+
+def _prompt_tokens(messages: list[dict]) -> int:
+    """The messages' tokens by our tokenizer."""
+    from docatlas.core.base.tokens import count_tokens  # tiktoken loads on first use, not at import
+
+    return sum(count_tokens(str(m.get("content") or "")) for m in messages)
 
 
 def _raise_if_cancelled(cancel: threading.Event | None) -> None:
