@@ -122,3 +122,12 @@ def test_a_slot_is_held_around_the_model_call_alone(fake_ollama: FakeOllama) -> 
 
 def chat_requests(server: FakeOllama) -> list[dict]:
     return [r for r in server.requests if r["path"] == "/api/chat"]
+
+
+def test_a_gzip_encoded_stream_from_a_proxy_is_read_too(fake_ollama: FakeOllama) -> None:
+    fake_ollama.gzip_streams = True
+    llm = make(fake_ollama)
+    pieces: list[str] = []
+    reply = llm.chat(ask("question"), on_token=pieces.append)
+    assert reply.text == DEFAULT_REPLY and len(pieces) > 3 and reply.done_reason == "stop"
+    assert llm.chat(ask("again")).text == DEFAULT_REPLY and fake_ollama.connections == 1
