@@ -10,7 +10,7 @@ import threading
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from docatlas.core.base.errors import OllamaUnreachable
+from docatlas.core.base.errors import Cancelled, OllamaUnreachable
 from docatlas.core.base.settings import OllamaSettings
 from docatlas.core.llm import failures
 from docatlas.core.llm.chat_lines import NotAnObject, parse_line, piece_of
@@ -131,3 +131,36 @@ def test_a_gzip_encoded_stream_from_a_proxy_is_read_too(fake_ollama: FakeOllama)
     reply = llm.chat(ask("question"), on_token=pieces.append)
     assert reply.text == DEFAULT_REPLY and len(pieces) > 3 and reply.done_reason == "stop"
     assert llm.chat(ask("again")).text == DEFAULT_REPLY and fake_ollama.connections == 1
+
+
+def test_one_thread_watches_every_call_for_a_stop_and_a_stop_cuts_them_all(fake_ollama: FakeOllama) -> None:
+    fake_ollama.latency = 600.0  # only cut connections let the calls end before the test's timeout
+    llm = make(fake_ollama)
+    llm.context_length()
+    cancel = threading.Event()
+    outcomes: list[str] = []
+
+    def work(i: int) -> None:
+        try:
+            llm.chat(ask(f"question {i}"), cancel=cancel)
+            outcomes.append("answered")
+        except Cancelled:
+            outcomes.append("stopped")
+
+    def watchers() -> int:  # other clients of this test session may have one of their own
+        return sum(1 for t in threading.enumerate() if t.name == "docatlas-llm-cancel")
+
+    before = watchers()
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
+    for thread in threads:
+        thread.start()
+    while fake_ollama.in_flight < 3 and all(t.is_alive() for t in threads):  # the server holds all three
+        threading.Event().wait(0.01)
+    assert fake_ollama.in_flight == 3
+    assert watchers() <= before + 1  # one thread for the client's calls, not one per call
+    cancel.set()
+    for thread in threads:
+        thread.join(20)
+    assert outcomes == ["stopped"] * 3
+    fake_ollama.latency = 0.0
+    assert llm.chat(ask("again")).text == DEFAULT_REPLY  # a fresh client serves the next call

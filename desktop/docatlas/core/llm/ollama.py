@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import TypeVar
 
@@ -26,6 +26,7 @@ from docatlas.core.base.errors import Cancelled, LLMError
 from docatlas.core.base.settings import OllamaSettings
 from docatlas.core.llm import failures, transport
 from docatlas.core.llm.breaker import Breaker
+from docatlas.core.llm.cancel_watch import CancelWatch
 from docatlas.core.llm.chat_lines import piece_of
 from docatlas.core.llm.deadlines import Deadlines
 from docatlas.core.llm.failures import IncompleteStream as _IncompleteStream
@@ -82,6 +83,7 @@ class OllamaLLM:
         self.sockets = transport.CallSockets()
         self.deadlines = Deadlines(self.sockets)
         self.breaker = Breaker(self.host)
+        self.cancel_watch = CancelWatch(self._replace_client)  # a slow first token must not delay a stop
         self.client = self.pool.hosts[0].member.client if self.pool else self._new_client()
         self._calls = 0
         self.cache_hits = 0
@@ -138,7 +140,7 @@ class OllamaLLM:
                 sink.restart()
             return self._stream(model, messages, options, format, cancel, sink)
 
-        with self._interrupt_on(cancel), held:
+        with self.cancel_watch.watching(cancel), held:  # a set cancel cuts the connections at once
             text, prompt_tokens, completion_tokens, done_reason = self._retrying(attempt, model, cancel)
         text = strip_think(text)
         self.ratios.observe(model, ours, prompt_tokens)
@@ -303,34 +305,11 @@ class OllamaLLM:
             stream.close()
         raise _IncompleteStream("the answer stopped before it was complete")
 
-    @contextmanager
-    def _interrupt_on(self, cancel: threading.Event | None) -> Iterator[None]:
-        """While the body runs, a set `cancel` cuts the HTTP connections at once.
-
-        The client only sees `cancel` between streamed pieces; a slow model may take minutes
-        to send the first one. Cutting the client's connections ends every call it has in
-        flight (they share the run's cancel event); a fresh client serves later calls.
-        """
-        if cancel is None:
-            yield
-            return
-        finished = threading.Event()
-
-        def watch() -> None:
-            while not finished.is_set():
-                if cancel.wait(0.1):
-                    if not finished.is_set():
-                        self._replace_client()
-                    return
-
-        watcher = threading.Thread(target=watch, name="docatlas-llm-cancel", daemon=True)
-        watcher.start()
-        try:
-            yield
-        finally:
-            finished.set()
-
     def _replace_client(self) -> None:
+        """Cut every connection (a read blocked on one returns) and serve later calls with a fresh client.
+
+        Runs when a call's cancel is set: every call in flight shares the run's cancel event.
+        """
         self.sockets.cut_all()  # a read blocked on a socket returns only when it is shut down
         with self._lock:
             old, self.client = self.client, self._new_client()
