@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import pathlib
+import socket
 import sys
 import threading
 
 import pytest
+from httpcore._backends.sync import SyncStream
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from docatlas.core.base.errors import Cancelled, OllamaUnreachable
 from docatlas.core.base.settings import OllamaSettings
-from docatlas.core.llm import failures
+from docatlas.core.llm import failures, transport
 from docatlas.core.llm.chat_lines import NotAnObject, parse_line, piece_of
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.llm.protocol import MemoryCache
@@ -164,3 +166,27 @@ def test_one_thread_watches_every_call_for_a_stop_and_a_stop_cuts_them_all(fake_
     assert outcomes == ["stopped"] * 3
     fake_ollama.latency = 0.0
     assert llm.chat(ask("again")).text == DEFAULT_REPLY  # a fresh client serves the next call
+
+
+def test_a_request_goes_out_in_one_send_when_its_reply_is_read() -> None:
+    ours, theirs = socket.socketpair()
+    stream = transport._TrackedStream(SyncStream(ours), transport.CallSockets())
+    stream.write(b"POST /api/chat HTTP/1.1\r\nContent-Length: 2\r\n\r\n")
+    stream.write(b"{}")
+    stream.write(b"")
+    theirs.setblocking(False)
+    with pytest.raises(BlockingIOError):
+        theirs.recv(1024)  # nothing sent yet
+    theirs.setblocking(True)
+    theirs.sendall(b"HTTP/1.1 200 OK\r\n")
+    assert stream.read(1024) == b"HTTP/1.1 200 OK\r\n"
+    assert theirs.recv(1024) == b"POST /api/chat HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}"
+    big = transport.COALESCE_BYTES + 1
+    received: list[int] = []
+    reader = threading.Thread(target=lambda: received.append(len(theirs.recv(big, socket.MSG_WAITALL))))
+    reader.start()
+    stream.write(b"x" * big)  # a big body is not held back: it is sent before any read
+    reader.join(20)
+    assert received == [big]
+    stream.close()
+    theirs.close()
