@@ -15,7 +15,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from docatlas.core.base.errors import Cancelled, OllamaUnreachable
 from docatlas.core.base.settings import OllamaSettings
 from docatlas.core.llm import failures, transport
-from docatlas.core.llm.chat_lines import NotAnObject, parse_line, piece_of
+from docatlas.core.llm.chat_lines import NotAnObject, count_of, parse_line, piece_of
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.llm.protocol import MemoryCache
 from fixtures import ollama_fixture
@@ -84,6 +84,7 @@ def test_a_streamed_line_is_read_as_the_official_client_reads_it() -> None:
     assert part is not None and piece_of(part) == "Par" and not part["done"]
     assert parse_line(b"  ") is None
     assert piece_of({"message": None, "done": True}) == ""
+    assert count_of({"eval_count": 12}, "eval_count") == 12 and count_of({"eval_count": "many"}, "eval_count") == 0
     with pytest.raises(NotAnObject) as info:
         parse_line(b"[1, 2]")
     assert failures.kind(info.value) == "stream"  # retried, then named

@@ -97,3 +97,9 @@ def piece_of(part: dict) -> str:
     message = part.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     return content if isinstance(content, str) else ""
+
+
+def count_of(part: dict, name: str) -> int:
+    """A token count of the `done` line (`prompt_eval_count`, `eval_count`); 0 when it is not a number."""
+    value = part.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -19,6 +19,7 @@ from typing import TypeVar
 
 import httpx
 
+from docatlas.core.llm.chat_lines import count_of
 from docatlas.core.llm.transport import CallSockets
 
 MARGIN = 3.0  # a reply may be this many times slower than the speed measured so far
@@ -93,7 +94,7 @@ class Deadlines:
                 for part in parts:
                     clock.token()
                     if part.get("done"):
-                        clock.done(int(part.get("eval_count") or 0))
+                        clock.done(count_of(part, "eval_count"))
                     yield part
         finally:
             close = getattr(parts, "close", None)

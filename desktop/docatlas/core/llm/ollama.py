@@ -27,7 +27,7 @@ from docatlas.core.base.settings import OllamaSettings
 from docatlas.core.llm import failures, transport
 from docatlas.core.llm.breaker import Breaker
 from docatlas.core.llm.cancel_watch import CancelWatch
-from docatlas.core.llm.chat_lines import piece_of
+from docatlas.core.llm.chat_lines import count_of, piece_of
 from docatlas.core.llm.deadlines import Deadlines
 from docatlas.core.llm.failures import IncompleteStream as _IncompleteStream
 from docatlas.core.llm.failures import kind as _kind
@@ -299,8 +299,8 @@ class OllamaLLM:
                     if guard.feed(piece):
                         return guard.kept_text(), 0, len(pieces), "repeat"
                 if part.get("done"):
-                    return ("".join(pieces), int(part.get("prompt_eval_count") or 0),
-                            int(part.get("eval_count") or 0), str(part.get("done_reason") or "stop"))
+                    return ("".join(pieces), count_of(part, "prompt_eval_count"), count_of(part, "eval_count"),
+                            str(part.get("done_reason") or "stop"))
         finally:
             stream.close()
         raise _IncompleteStream("the answer stopped before it was complete")
