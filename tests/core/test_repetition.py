@@ -36,3 +36,16 @@ def test_a_long_varied_reply_is_never_stopped():
                      for i in range(300))
     assert feed(text, 7) == (False, len(text))
     assert feed("word " * 20) == (False, 100)  # too short to be worth stopping
+
+
+def test_a_loop_is_caught_however_the_stream_cuts_it():
+    # lines split over many pieces are counted once each; a long period is found in the window
+    long_record = '("entity"<|>Marley<|>person<|>' + "A partner of many years, " * 14 + ")##"
+    assert 300 < len(long_record) < 400
+    text = '("entity"<|>Scrooge<|>person<|>A miser.)##\n' + long_record * 30
+    assert tail_period(text) == len(long_record)
+    for step in (1, 3, 64):
+        stopped, at = feed(text, step)
+        assert stopped and at < 6 * len(long_record)
+    lines = "Scrooge said it again tonight.\n" * 10
+    assert feed(lines, 1)[0] and feed(lines, 2)[0]

@@ -19,6 +19,7 @@ from typing import TypeVar
 
 import httpx
 
+from docatlas.core.llm.chat_lines import count_of
 from docatlas.core.llm.transport import CallSockets
 
 MARGIN = 3.0  # a reply may be this many times slower than the speed measured so far
@@ -85,14 +86,15 @@ class Deadlines:
         with self._lock:
             self.speed = speed if self.speed is None else (1 - _SMOOTHING) * self.speed + _SMOOTHING * speed
 
-    def guard(self, parts: Iterator[T], first_token_s: float, predict: int) -> Iterator[T]:
-        """A streamed reply under its deadlines: each part counts as a token, `done` ends it."""
+    def guard(self, parts: Iterator[dict], first_token_s: float, predict: int) -> Iterator[dict]:
+        """A streamed reply (its lines as dicts) under its deadlines: each line counts as a
+        token, the `done` one ends it."""
         try:
             with self.watch(first_token_s, predict) as clock:
                 for part in parts:
                     clock.token()
-                    if getattr(part, "done", False):
-                        clock.done(int(getattr(part, "eval_count", 0) or 0))
+                    if part.get("done"):
+                        clock.done(count_of(part, "eval_count"))
                     yield part
         finally:
             close = getattr(parts, "close", None)

@@ -15,6 +15,7 @@ import ollama
 import pydantic
 
 from docatlas.core.base.errors import LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
+from docatlas.core.llm.chat_lines import NotAnObject
 from docatlas.core.llm.deadlines import DeadlinePassed
 
 GATEWAY = {502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout"}
@@ -32,7 +33,8 @@ def kind(exc: BaseException) -> str:
         return "connect"
     if isinstance(exc, httpx.TimeoutException):
         return "timeout"
-    if isinstance(exc, httpx.TransportError | IncompleteStream | json.JSONDecodeError | pydantic.ValidationError):
+    if isinstance(exc, httpx.TransportError | IncompleteStream | json.JSONDecodeError | NotAnObject
+                  | pydantic.ValidationError):
         return "stream"
     if isinstance(exc, ollama.ResponseError) and (exc.status_code >= 500 or exc.status_code < 0):
         return "server"
@@ -54,7 +56,7 @@ def user_error(exc: BaseException, host: str, model: str, timeout_s: float) -> L
             f"Ollama did not answer within {timeout_s:g} s; try a smaller "
             "model, fewer parallel calls, or a longer timeout."
         )
-    if isinstance(exc, json.JSONDecodeError | pydantic.ValidationError):
+    if isinstance(exc, json.JSONDecodeError | NotAnObject | pydantic.ValidationError):
         return not_ollama(host)
     if found == "stream":
         return LLMError(

@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import TypeVar
 
@@ -26,6 +26,8 @@ from docatlas.core.base.errors import Cancelled, LLMError
 from docatlas.core.base.settings import OllamaSettings
 from docatlas.core.llm import failures, transport
 from docatlas.core.llm.breaker import Breaker
+from docatlas.core.llm.cancel_watch import CancelWatch
+from docatlas.core.llm.chat_lines import count_of, piece_of
 from docatlas.core.llm.deadlines import Deadlines
 from docatlas.core.llm.failures import IncompleteStream as _IncompleteStream
 from docatlas.core.llm.failures import kind as _kind
@@ -81,6 +83,7 @@ class OllamaLLM:
         self.sockets = transport.CallSockets()
         self.deadlines = Deadlines(self.sockets)
         self.breaker = Breaker(self.host)
+        self.cancel_watch = CancelWatch(self._replace_client)  # a slow first token must not delay a stop
         self.client = self.pool.hosts[0].member.client if self.pool else self._new_client()
         self._calls = 0
         self.cache_hits = 0
@@ -99,11 +102,14 @@ class OllamaLLM:
         num_predict: int | None = None,
         cancel: threading.Event | None = None,
         on_token: Callable[[str], None] | None = None,
+        slot: AbstractContextManager | None = None,
     ) -> LLMReply:
         """Ask the model; streamed, cancellable, cached, retried. Raises LLMError/Cancelled.
 
         `on_token` gets the raw pieces as they arrive; after a retry it gets only what goes
-        beyond what it already had, so a reader never sees the answer twice.
+        beyond what it already had, so a reader never sees the answer twice. `slot` (the
+        caller's limit on calls in flight) is held around the model call alone: the cache
+        look-up, the prompt's token count and storing the reply happen outside it.
         """
         started = time.monotonic()
         model = self.model
@@ -117,25 +123,27 @@ class OllamaLLM:
             return LLMReply(hit, 0, 0, True, time.monotonic() - started)
         _raise_if_cancelled(cancel)
         sink = _TokenSink(on_token) if on_token is not None else None
+        held = slot if slot is not None else nullcontext()
         if self.pool is not None:  # a host that fails hands the call to another; the sink sends only what is new
-            reply = self.pool.run(lambda member: member.chat(messages, format=format, num_predict=predict,
-                                                             cancel=cancel, on_token=sink and sink.restarted()), cancel)
+            with held:
+                reply = self.pool.run(lambda member: member.chat(
+                    messages, format=format, num_predict=predict, cancel=cancel,
+                    on_token=sink and sink.restarted()), cancel)
             if reply.text and self.cache is not None and reply.done_reason == "stop":
                 self.cache.put(key, model, reply.text)
             return replace(reply, seconds=time.monotonic() - started)
-        options["num_ctx"] = self.num_ctx(messages, predict, model)
+        ours = _prompt_tokens(messages)  # counted once: the context asked for, and the learned ratio
+        options["num_ctx"] = self._context_for(ours, len(messages), predict, model)
 
         def attempt() -> tuple[str, int, int, str]:
             if sink is not None:
                 sink.restart()
             return self._stream(model, messages, options, format, cancel, sink)
 
-        with self._interrupt_on(cancel):
+        with self.cancel_watch.watching(cancel), held:  # a set cancel cuts the connections at once
             text, prompt_tokens, completion_tokens, done_reason = self._retrying(attempt, model, cancel)
         text = strip_think(text)
-        from docatlas.core.base.tokens import count_tokens
-
-        self.ratios.observe(model, sum(count_tokens(str(m.get("content") or "")) for m in messages), prompt_tokens)
+        self.ratios.observe(model, ours, prompt_tokens)
         if text and self.cache is not None and done_reason == "stop":  # a cut reply is never final
             self.cache.put(key, model, text)
         return LLMReply(text, prompt_tokens, completion_tokens, False, time.monotonic() - started, done_reason)
@@ -176,11 +184,12 @@ class OllamaLLM:
 
     def num_ctx(self, messages: list[dict], num_predict: int, model: str | None = None) -> int:
         """Context to ask for: prompt estimate + reply room, in 1024s, within the caps."""
-        from docatlas.core.base.tokens import count_tokens
+        return self._context_for(_prompt_tokens(messages), len(messages), num_predict, model)
 
+    def _context_for(self, ours: int, messages: int, num_predict: int, model: str | None) -> int:
+        """`num_ctx` for a prompt of `ours` tokens (our count) in `messages` messages."""
         name = model or self.model
-        prompt = sum(count_tokens(str(m.get("content") or "")) for m in messages)
-        prompt = math.ceil((prompt + MESSAGE_OVERHEAD * len(messages)) * self.ratios.factor(name, SAFETY))
+        prompt = math.ceil((ours + MESSAGE_OVERHEAD * messages) * self.ratios.factor(name, SAFETY))
         cap = min(self.context_length(name), self.settings.max_context)
         if prompt > cap:
             raise LLMError(
@@ -268,7 +277,7 @@ class OllamaLLM:
         with self._lock:
             self._calls += 1
         log.debug("chat %s num_ctx=%s", model, options.get("num_ctx"))
-        stream: Iterator[ollama.ChatResponse] = self.deadlines.guard(self.client.chat(
+        stream: Iterator[dict] = self.deadlines.guard(self.client.chat(
             model=model,
             messages=messages,
             stream=True,
@@ -279,51 +288,28 @@ class OllamaLLM:
         pieces: list[str] = []
         guard = RepetitionGuard()  # a looping reply is stopped here, not at the reply limit
         try:
-            for part in stream:
+            for part in stream:  # each streamed line as a dict (chat_lines)
                 if cancel is not None and cancel.is_set():
                     raise Cancelled(STOPPED)
-                piece = part.message.content or ""
+                piece = piece_of(part)
                 if piece:
                     pieces.append(piece)
                     if on_token is not None:
                         on_token(piece)
                     if guard.feed(piece):
                         return guard.kept_text(), 0, len(pieces), "repeat"
-                if part.done:
-                    return ("".join(pieces), part.prompt_eval_count or 0, part.eval_count or 0,
-                            part.done_reason or "stop")
+                if part.get("done"):
+                    return ("".join(pieces), count_of(part, "prompt_eval_count"), count_of(part, "eval_count"),
+                            str(part.get("done_reason") or "stop"))
         finally:
             stream.close()
         raise _IncompleteStream("the answer stopped before it was complete")
 
-    @contextmanager
-    def _interrupt_on(self, cancel: threading.Event | None) -> Iterator[None]:
-        """While the body runs, a set `cancel` cuts the HTTP connections at once.
-
-        The client only sees `cancel` between streamed pieces; a slow model may take minutes
-        to send the first one. Cutting the client's connections ends every call it has in
-        flight (they share the run's cancel event); a fresh client serves later calls.
-        """
-        if cancel is None:
-            yield
-            return
-        finished = threading.Event()
-
-        def watch() -> None:
-            while not finished.is_set():
-                if cancel.wait(0.1):
-                    if not finished.is_set():
-                        self._replace_client()
-                    return
-
-        watcher = threading.Thread(target=watch, name="docatlas-llm-cancel", daemon=True)
-        watcher.start()
-        try:
-            yield
-        finally:
-            finished.set()
-
     def _replace_client(self) -> None:
+        """Cut every connection (a read blocked on one returns) and serve later calls with a fresh client.
+
+        Runs when a call's cancel is set: every call in flight shares the run's cancel event.
+        """
         self.sockets.cut_all()  # a read blocked on a socket returns only when it is shut down
         with self._lock:
             old, self.client = self.client, self._new_client()
@@ -394,6 +380,13 @@ class OllamaLLM:
 
 
 _not_found = failures.not_found
+
+
+def _prompt_tokens(messages: list[dict]) -> int:
+    """The messages' tokens by our tokenizer."""
+    from docatlas.core.base.tokens import count_tokens  # tiktoken loads on first use, not at import
+
+    return sum(count_tokens(str(m.get("content") or "")) for m in messages)
 
 
 def _raise_if_cancelled(cancel: threading.Event | None) -> None:

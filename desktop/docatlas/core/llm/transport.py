@@ -25,8 +25,10 @@ import ollama
 
 from docatlas.core.base.errors import LLMError
 from docatlas.core.base.settings import DEFAULT_HOST, OllamaSettings
+from docatlas.core.llm.chat_lines import StreamingClient
 
 DEFAULT_PORT = 11434
+COALESCE_BYTES = 256 * 1024  # a request's writes are held back, up to this much, until its reply is read
 _STOPPING = threading.Event()  # the process is going away (Ctrl-C): no call starts or retries
 _EVERY_CLIENT: weakref.WeakSet[CallSockets] = weakref.WeakSet()
 
@@ -135,21 +137,45 @@ class CallSockets:
 
 
 class _TrackedStream(httpcore.NetworkStream):
-    """A network stream that tells `CallSockets` who uses it and can be shut from any thread."""
+    """A network stream that tells `CallSockets` who uses it and can be shut from any thread.
+
+    A request's pieces (its headers, its body, the empty end of the message) are sent as one
+    write when its reply is first read: every send lets go of the GIL, and with four calls in
+    flight getting it back can take a switch interval each time. Writes of more than
+    `COALESCE_BYTES` in all go out at once (memory stays flat).
+    """
 
     def __init__(self, inner: Any, sockets: CallSockets):
         self.inner = inner
         self.sockets = sockets
+        self._pending: list[bytes] = []
+        self._pending_bytes = 0
+        self._timeout: float | None = None
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         self.sockets.used_by(self)
+        self._flush()
         return self.inner.read(max_bytes, timeout)
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         self.sockets.used_by(self)
-        self.inner.write(buffer, timeout)
+        if not buffer:
+            return
+        self._pending.append(buffer)
+        self._pending_bytes += len(buffer)
+        self._timeout = timeout
+        if self._pending_bytes > COALESCE_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            data = b"".join(self._pending)
+            self._pending.clear()
+            self._pending_bytes = 0
+            self.inner.write(data, self._timeout)
 
     def close(self) -> None:
+        self._pending.clear()
         self.inner.close()
 
     def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
@@ -192,6 +218,8 @@ def new_client(settings: OllamaSettings, host: str, sockets: CallSockets | None 
     """An ollama.Client for `host`: no proxy unless `settings.proxy` names one; sockets tracked.
 
     `read_timeout` defaults to the setting's per-read timeout; None means no read timeout.
+    One client keeps its connections (httpx's pool) from call to call; its streamed chat
+    yields dicts (`chat_lines.StreamingClient`).
     """
     read = settings.timeout_s if read_timeout == -1.0 else read_timeout
     timeout = httpx.Timeout(read, connect=settings.connect_timeout_s)
@@ -200,4 +228,4 @@ def new_client(settings: OllamaSettings, host: str, sockets: CallSockets | None 
     if sockets is not None:
         pool = transport._pool  # httpcore's pool: the one place its network backend can be set
         pool._network_backend = _TrackingBackend(pool._network_backend, sockets)
-    return ollama.Client(host=host, timeout=timeout, trust_env=False, transport=transport)
+    return StreamingClient(host=host, timeout=timeout, trust_env=False, transport=transport)
