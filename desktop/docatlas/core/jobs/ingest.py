@@ -2,8 +2,9 @@
 
 `index()` is a generator of typed `Progress` events. The caller (CLI progress bar or GUI
 worker thread) pulls events and may stop at any time by setting `cancel` or closing the
-generator. Reading, storing and extracting overlap: a loader thread reads the files ahead
-into a bounded queue (`feed`), the generator's own thread, the only one that writes to the
+generator. Reading, storing and extracting overlap: a loader thread walks the folders and
+reads the files ahead into a bounded queue (`feed`; it starts first, so the first file is read
+while the model's client loads), the generator's own thread, the only one that writes to the
 store, stores each file's chunks and keeps the model busy with them while the next files
 are read (`stream`); model calls run on a small thread pool, at most `parallel` at once,
 chunk embeddings among them (`slots`).
