@@ -58,9 +58,7 @@ def office_metadata(path: Path, kind: str) -> dict[str, str]:
                 loaded.meta("created", iso_date(info.creation_date))
                 loaded.meta("modified", iso_date(info.modification_date))
         elif kind == "docx":
-            import docx
-
-            props = docx.Document(str(path)).core_properties
+            props = _docx_core_properties(path)
             loaded.meta("author", props.author)
             loaded.meta("title", props.title)
             loaded.meta("created", iso_date(props.created))
@@ -68,3 +66,22 @@ def office_metadata(path: Path, kind: str) -> dict[str, str]:
     except Exception:  # broken metadata is no reason to refuse the text already read
         return {}
     return loaded.metadata
+
+
+def _docx_core_properties(path: Path):
+    """A Word file's core properties from their own small part, by python-docx's reader of that part:
+    the document itself was parsed once already, for its text."""
+    import zipfile
+    from xml.etree import ElementTree
+
+    from docx.opc.constants import CONTENT_TYPE, RELATIONSHIP_TYPE
+    from docx.opc.packuri import PackURI
+    from docx.opc.parts.coreprops import CorePropertiesPart
+
+    with zipfile.ZipFile(path) as archive:
+        relations = ElementTree.fromstring(archive.read("_rels/.rels"))
+        name = next((r.get("Target", "") for r in relations if r.get("Type") == RELATIONSHIP_TYPE.CORE_PROPERTIES),
+                    "docProps/core.xml").lstrip("/")
+        blob = archive.read(name)
+    part = CorePropertiesPart.load(PackURI(f"/{name}"), CONTENT_TYPE.OPC_CORE_PROPERTIES, blob, None)
+    return part.core_properties
