@@ -10,7 +10,8 @@ Two runs, each in a fresh workspace, printed as JSON lines:
   between calls: the server notes each call's span); prompt tokens per chunk.
 - "docs" (`--docs 1000`, zero latency): `python -m docatlas ingest` as its own process on a
   folder of that many documents (a quarter each .txt, .md, .pdf and .docx); time from the
-  process start to the first model call, chunks per second, the process's peak RSS. Its byte
+  process start to the first model call, chunks per second, the CPU seconds the process used
+  (user + system: steadier than wall time on a shared machine), its peak RSS. Its byte
   code is cached as an installed DocAtlas has it (pip and the bundle compile it at install):
   one `ingest` of four documents (one of each type) in another workspace first compiles every
   module the run imports. `--bytecode cold` leaves the cache empty instead, so the measured run
@@ -223,7 +224,8 @@ def many_documents(docs: int, parallel: int, chunk_tokens: int, bytecode: str = 
         "exit": process.returncode, "summary": out.strip(), "documents": docs, "bytecode": bytecode, "chunks": chunks,
         "model_calls": len(calls), "latency_s": 0.0, "parallel": parallel, "wall_s": round(wall, 3),
         "first_model_call_s": round(first - began, 3) if first is not None else None,
-        "chunks_per_s": round(chunks / wall, 1), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+        "chunks_per_s": round(chunks / wall, 1), "process_cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
     }
 
 
