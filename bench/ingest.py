@@ -10,11 +10,15 @@ Two runs, each in a fresh workspace, printed as JSON lines:
   between calls: the server notes each call's span); prompt tokens per chunk.
 - "docs" (`--docs 1000`, zero latency): `python -m docatlas ingest` as its own process on a
   folder of that many documents (a quarter each .txt, .md, .pdf and .docx); time from the
-  process start to the first model call, chunks per second, the process's peak RSS. Its byte
-  code is cached (as installed) and warmed by one `--version` first.
+  process start to the first model call, chunks per second, the CPU seconds the process used
+  (user + system: steadier than wall time on a shared machine), its peak RSS. Its byte
+  code is cached as an installed DocAtlas has it (pip and the bundle compile it at install):
+  one `ingest` of four documents (one of each type) in another workspace first compiles every
+  module the run imports. `--bytecode cold` leaves the cache empty instead, so the measured run
+  compiles what it imports (a first start from a fresh checkout).
 
     python bench/ingest.py [--latency 0.3] [--parallel 4] [--chunks 200] [--docs 1000]
-                           [--only model-bound|docs]
+                           [--only model-bound|docs] [--bytecode warm|cold]
 """
 
 from __future__ import annotations
@@ -186,19 +190,24 @@ def model_bound(latency: float, parallel: int, chunks: int, chunk_tokens: int) -
     }
 
 
-def many_documents(docs: int, parallel: int, chunk_tokens: int) -> dict:
+def many_documents(docs: int, parallel: int, chunk_tokens: int, bytecode: str = "warm") -> dict:
     """`python -m docatlas ingest` of `docs` documents as its own process, with the model answering at once."""
     with server(0.0) as (host, requests), tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "docs"
         mixed_corpus(folder, docs, chunk_tokens)
-        # Byte code cached as an installed DocAtlas has it (in a folder of its own), warmed by one start.
+        # Byte code in a folder of its own: compiled by a small ingest first (as installed), or not at all.
         env = dict(os.environ, OLLAMA_HOST=host, DOCATLAS_CONFIG_DIR=f"{tmp}/cfg", DOCATLAS_LOG_DIR=f"{tmp}/log",
                    PYTHONPATH=os.pathsep.join([str(ROOT / "desktop"), os.environ.get("PYTHONPATH", "")]),
                    PYTHONPYCACHEPREFIX=f"{tmp}/pycache")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         command = [sys.executable, "-m", "docatlas", "--data-dir", f"{tmp}/ws", "ingest", str(folder),
                    "--parallel", str(parallel), "--chunk-tokens", str(chunk_tokens)]
-        subprocess.run([*command[:3], "--version"], env=env, stdout=subprocess.DEVNULL, check=True)
+        if bytecode == "warm":
+            mixed_corpus(Path(tmp) / "warm-docs", 4, chunk_tokens)
+            subprocess.run([*command[:3], "--data-dir", f"{tmp}/warm-ws", "ingest", f"{tmp}/warm-docs"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        else:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"  # nothing cached: every module is compiled as it is imported
         began = time.time()
         started = time.perf_counter()
         process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -207,15 +216,16 @@ def many_documents(docs: int, parallel: int, chunk_tokens: int) -> dict:
         wall = time.perf_counter() - started
         process.returncode = os.waitstatus_to_exitcode(status)
         received, _ = requests()
-    calls = [r for r in received if r["path"] in MODEL_PATHS]
+    calls = [r for r in received if r["path"] in MODEL_PATHS and r["at"] >= began]  # not the warm-up's
     chats = [r for r in calls if r["path"] == "/api/chat"]
     chunks = len([r for r in chats if len(r["body"]["messages"]) == 1])
     first = min((r["at"] for r in chats), default=None)
     return {
-        "exit": process.returncode, "summary": out.strip(), "documents": docs, "chunks": chunks,
+        "exit": process.returncode, "summary": out.strip(), "documents": docs, "bytecode": bytecode, "chunks": chunks,
         "model_calls": len(calls), "latency_s": 0.0, "parallel": parallel, "wall_s": round(wall, 3),
         "first_model_call_s": round(first - began, 3) if first is not None else None,
-        "chunks_per_s": round(chunks / wall, 1), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+        "chunks_per_s": round(chunks / wall, 1), "process_cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
     }
 
 
@@ -228,12 +238,15 @@ def main_bench() -> None:
     parser.add_argument("--chunk-tokens", type=int, default=1200)
     parser.add_argument("--docs", type=int, default=1000, help="documents of the zero-latency run")
     parser.add_argument("--only", choices=("model-bound", "docs"))
+    parser.add_argument("--bytecode", choices=("warm", "cold"), default="warm",
+                        help="docs run: byte code compiled by a small ingest first (as installed), or not at all")
     args = parser.parse_args()
     if args.only in (None, "model-bound"):
         figures = model_bound(args.latency, args.parallel, args.chunks, args.chunk_tokens)
         print(json.dumps({"run": "model-bound", **figures}), flush=True)
     if args.only in (None, "docs"):
-        print(json.dumps({"run": "docs", **many_documents(args.docs, args.parallel, args.chunk_tokens)}), flush=True)
+        print(json.dumps({"run": "docs", **many_documents(args.docs, args.parallel, args.chunk_tokens,
+                                                                  args.bytecode)}), flush=True)
 
 
 if __name__ == "__main__":

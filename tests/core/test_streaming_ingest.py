@@ -10,6 +10,7 @@ import threading
 
 import pytest
 from docatlas.core.base.progress import Progress
+from docatlas.core.ingest.loaders import walk
 from docatlas.core.jobs import feed as feed_module
 from docatlas.core.jobs import ingest
 from docatlas.core.jobs.feed import FEED_BOUND, Feed
@@ -47,7 +48,7 @@ def test_the_loader_holds_at_most_its_bound_while_nobody_takes(model, store, tmp
     folder = big_folder(tmp_path)
     files = sorted(folder.iterdir())
     wake = threading.Event()
-    feed = Feed(store, files, settings_for(model), threading.Event(), wake, bound=3).start()
+    feed = Feed(store, walk([folder]), settings_for(model), threading.Event(), wake, bound=3).start()
     try:
         assert feed.blocked.wait(30)  # the queue is full: the loader waits instead of reading on
         assert feed.items.qsize() == 3 and feed.waiting == 4  # three queued and one in hand, of 30

@@ -12,15 +12,15 @@ from docatlas.cli.progress import run_with_progress
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.summarize import ModelSummarizer
-from docatlas.core.ingest.loaders import SUPPORTED_SUFFIXES, discover
+from docatlas.core.ingest.loaders import SUPPORTED_SUFFIXES, walk
 from docatlas.core.jobs.ingest import remove_document
 from docatlas.core.jobs.reextract import rederive, requeue_chunks
-from docatlas.core.llm.ollama import OllamaLLM
-from docatlas.core.llm.replay import ReplayLLM
 from docatlas.core.prompts import store as prompt_store
-from docatlas.core.retrieval.embed import pending_count
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.read_models import chunk_failure_reasons
+
+# The model client (ollama, httpx, pydantic) and the vector code (numpy) are imported by the
+# commands that use them: `ingest` loads them while its first file is read (`jobs.ingest`).
 
 
 def check_ingest(args: argparse.Namespace) -> None:
@@ -28,8 +28,7 @@ def check_ingest(args: argparse.Namespace) -> None:
     missing = [str(p) for p in args.paths if not p.exists()]
     if missing:
         raise UserError(f"{clean(missing[0])} does not exist; check the path and try again.")
-    files, skipped = discover(list(args.paths))
-    if not files and not skipped:
+    if next(walk(list(args.paths)), None) is None:  # walked only as far as the first entry
         shown = ", ".join(clean(p) for p in args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
         raise UserError(f"{shown} holds no document DocAtlas reads ({', '.join(sorted(SUPPORTED_SUFFIXES))}); "
                         "give a folder or file with one of these.")
@@ -84,7 +83,11 @@ def _print_warnings(store: Store, last: Progress) -> bool:
     """Print the run's warnings at the end; True when embeddings were left undone by one."""
     for warning in last.warnings:
         print(f"warning: {clean(warning)}", file=sys.stderr)
-    return bool(last.warnings) and last.stage == "done" and pending_count(store) > 0
+    if not (last.warnings and last.stage == "done"):
+        return False
+    from docatlas.core.retrieval.embed import pending_count
+
+    return pending_count(store) > 0
 
 
 def cmd_delete(args: argparse.Namespace, store: Store, settings: Settings) -> int:
@@ -102,6 +105,9 @@ def cmd_delete(args: argparse.Namespace, store: Store, settings: Settings) -> in
 
 def cmd_rebuild(args: argparse.Namespace, store: Store, settings: Settings) -> int:
     """Re-derive the whole graph from the stored records and cached replies."""
+    from docatlas.core.llm.ollama import OllamaLLM
+    from docatlas.core.llm.replay import ReplayLLM
+
     settings = workspace_models(args, store, settings)
     llm = OllamaLLM(settings.ollama, cache=store) if args.summarize else ReplayLLM(settings.ollama, store)
     summarize = ModelSummarizer(llm, settings.extraction, template=prompt_store.merge_template(store, "summarize"),
@@ -125,6 +131,8 @@ def cmd_rebuild(args: argparse.Namespace, store: Store, settings: Settings) -> i
 
 def cmd_reextract(args: argparse.Namespace, store: Store, settings: Settings) -> int:
     """Extract again the chunks built with other extraction prompts than the ones in use."""
+    from docatlas.core.llm.ollama import OllamaLLM
+
     settings = workspace_models(args, store, settings)
     with writing(args, store, "re-extract"):
         ids = prompt_store.stale_chunks(store, settings.extraction.profile)

@@ -2,7 +2,8 @@
 
 Plain text is read as a stream (`open_document` -> `TextStream`), never whole; HTML pages
 up to `MAX_HTML_BYTES`; PDF and Word in `office` (archives checked by `archive_guard`); scanned PDF pages and
-images (.png, .jpg, .tif) by OCR in `scans` (`load_steps` reports each page and can stop).
+images (.png, .jpg, .tif) by OCR in `scans` (`load_steps` reports each page and can stop). The
+readers of PDF, Word, images and the `formats` are imported by the first file that needs them.
 
 Every failure a user can cause (wrong type, encrypted, scanned, empty, damaged) is raised as
 a `DocumentError` whose message is one sentence naming the file and saying what to do.
@@ -21,12 +22,10 @@ from pathlib import Path
 
 from docatlas.core.base.errors import DocumentError
 from docatlas.core.base.paths import shown_name, shown_path
+from docatlas.core.ingest import discovery
 from docatlas.core.ingest.decoding import CONTROL, Encoding, choose_encoding, decode_blocks, looks_binary
-from docatlas.core.ingest.discovery import discover as _discover
 from docatlas.core.ingest.formats import FORMAT_LOADERS, FORMATS_TEXT, office_metadata, safe_file_name
 from docatlas.core.ingest.loaded import Loaded, Part
-from docatlas.core.ingest.office import load_docx, load_pdf
-from docatlas.core.ingest.scans import image_pages
 
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(
     {".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx"}
@@ -86,7 +85,12 @@ def _unsupported_reason(path: Path) -> str:
 
 def discover(paths: Iterable[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Expand folders into supported files; see `discovery.discover` (failures are listed)."""
-    return _discover(paths, SUPPORTED_SUFFIXES, _unsupported_reason)
+    return discovery.discover(paths, SUPPORTED_SUFFIXES, _unsupported_reason)
+
+
+def walk(paths: Iterable[Path]) -> Iterator[discovery.Found]:
+    """The supported files (and listed failures) under `paths`, one folder at a time; see `discovery.walk`."""
+    return discovery.walk(paths, SUPPORTED_SUFFIXES, _unsupported_reason)
 
 
 def _checked_kind(path: Path) -> str:
@@ -150,6 +154,9 @@ def load_steps(path: Path, cancel: threading.Event | None = None) -> Generator[t
         elif kind == "html":
             title, pages = _load_html(path)
         elif kind in ("pdf", "docx", "image"):
+            from docatlas.core.ingest.office import load_docx, load_pdf  # their libraries load with them
+            from docatlas.core.ingest.scans import image_pages
+
             if kind == "pdf":
                 title, numbered = yield from load_pdf(path, cancel)
             elif kind == "image":

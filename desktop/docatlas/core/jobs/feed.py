@@ -1,6 +1,8 @@
 """The reading side of `index`: files read on a loader thread, ahead of the writer, in a bounded queue.
 
-The loader thread hashes each file, passes over one whose stored version is unchanged, and
+The loader thread walks what was given (`discovery.walk`, one folder at a time: the first
+file is read while the rest are still listed; a walk failure becomes a `Read` with its
+sentence), hashes each file, passes over one whose stored version is unchanged, and
 reads and cuts the others (PDF, Office, OCR: the slow part) into `Read` items. At most
 `bound` read files wait in memory for the writer (the generator's thread, the only one that
 writes the store), which stores each with `store_read` and hands its chunks to extraction;
@@ -14,7 +16,7 @@ import logging
 import queue
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from docatlas.core.base.errors import Cancelled, DocumentError
 from docatlas.core.base.paths import shown_name, shown_path
 from docatlas.core.base.settings import Settings
 from docatlas.core.ingest.chunking import page_starts
+from docatlas.core.ingest.discovery import Found
 from docatlas.core.ingest.loaders import Document, TextStream, file_hash, open_steps
 from docatlas.core.jobs.parts import Chunker, chunker, drop_parts, store_parts
 from docatlas.core.storage import metadata as stored_metadata
@@ -56,9 +59,11 @@ class Read:
 class Feed:
     """The loader thread and its bounded queue of read files."""
 
-    def __init__(self, store: Store, files: Sequence[Path], settings: Settings, cancel: threading.Event,
+    def __init__(self, store: Store, found: Iterable[Found], settings: Settings, cancel: threading.Event,
                  wake: threading.Event, bound: int = FEED_BOUND):
-        self.store, self.files, self.settings, self.cancel, self.wake = store, files, settings, cancel, wake
+        self.store, self.settings, self.cancel, self.wake = store, settings, cancel, wake
+        self.walk = iter(found)  # consumed on the loader thread
+        self.found = 0  # entries walked so far (files and listed failures): the total so far
         self.items: queue.Queue[Read] = queue.Queue(maxsize=max(1, bound))
         self.pages: deque[tuple[str, int, int]] = deque()  # (file name, page, pages) of the scan being OCR'd
         self.halt = threading.Event()  # the writer is done with us
@@ -98,15 +103,18 @@ class Feed:
     # -- the loader thread ------------------------------------------------------------
     def _run(self) -> None:
         try:
-            for path in self.files:
-                if self.halt.is_set() or self.cancel.is_set():
-                    return
+            while not (self.halt.is_set() or self.cancel.is_set()):
+                found = None
                 try:
-                    item = self._read(path)
+                    found = next(self.walk, None)
+                    if found is None:
+                        return  # every entry has been walked and put
+                    self.found += 1
+                    item = self._read(found)
                 except Exception as exc:  # the store failed (a full disk), or a bug
                     if self.halt.is_set():
                         return  # the writer has gone and may have closed the store: nobody to tell
-                    item = Read(path, crash=exc)  # raised on the writer's thread
+                    item = Read(found.path if found else Path(), crash=exc)  # raised on the writer's thread
                 if item is None:
                     return
                 with self._count:
@@ -129,11 +137,13 @@ class Feed:
                 self.blocked.set()
         return False
 
-    def _read(self, path: Path) -> Read | None:
+    def _read(self, found: Found) -> Read | None:
         """Hash, and unless unchanged read and cut, one file; None when cancelled."""
-        item = Read(path)
+        path = found.path
+        item = Read(path, resolved=found.resolved, unreadable=found.problem)
+        if found.problem is not None:
+            return item  # a walk failure: listed as it is
         try:
-            item.resolved = str(path.resolve())
             status = path.stat()  # before hashing: an edit made while it is read shows at the next sync
             item.digest, item.stamp = file_hash(path), (status.st_mtime_ns, status.st_size)
         except (OSError, RuntimeError) as exc:

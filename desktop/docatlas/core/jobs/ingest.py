@@ -2,8 +2,9 @@
 
 `index()` is a generator of typed `Progress` events. The caller (CLI progress bar or GUI
 worker thread) pulls events and may stop at any time by setting `cancel` or closing the
-generator. Reading, storing and extracting overlap: a loader thread reads the files ahead
-into a bounded queue (`feed`), the generator's own thread, the only one that writes to the
+generator. Reading, storing and extracting overlap: a loader thread walks the folders and
+reads the files ahead into a bounded queue (`feed`; it starts first, so the first file is read
+while the model's client loads), the generator's own thread, the only one that writes to the
 store, stores each file's chunks and keeps the model busy with them while the next files
 are read (`stream`); model calls run on a small thread pool, at most `parallel` at once,
 chunk embeddings among them (`slots`).
@@ -23,22 +24,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from docatlas.core.base.paths import shown_path
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.merge import Summarizer, rebuild, rebuild_steps
 from docatlas.core.graph.summarize import ModelSummarizer
-from docatlas.core.ingest.loaders import discover
+from docatlas.core.ingest.loaders import walk
 from docatlas.core.jobs.feed import Feed
 from docatlas.core.jobs.parts import drop_parts
 from docatlas.core.jobs.run_health import finish_run_health
-from docatlas.core.jobs.slots import Slots
-from docatlas.core.jobs.stream import Stream
-from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.store import merge_template
-from docatlas.core.retrieval.communities import refresh_communities
-from docatlas.core.retrieval.embed import embed_pending
 from docatlas.core.storage import healing, sources
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.lock import writes_workspace
@@ -81,29 +76,39 @@ def index(
         for step in steps:
             yield tick(stage=step.stage, message=step.message, step_done=step.step_done, step_total=step.step_total)
 
-    # Long merged descriptions are summarised by the model (cached); the client opens on first use.
-    summarize = ModelSummarizer(lambda: llm or OllamaLLM(settings.ollama, cache=store), settings.extraction,
-                                template=merge_template(store, "summarize"), cancel=cancel,
-                                parallel=settings.ollama.total_parallel)
-    yield from relay(heal_steps(store, summarize, cancel))  # what an earlier run left owed
-    touched: set[str] = set()
-    warnings: list[str] = []
-
-    # 1-2. Documents and chunks: a loader thread reads the files ahead (at most a few wait in
-    # memory); this thread stores each as pending and extracts its chunks while the next are read.
-    files, skipped = discover([Path(p) for p in paths])
-    for folder in (Path(p) for p in paths):
-        if folder.is_dir():  # a folder stays linked in place: `jobs.sync` follows it
-            sources.add_source(store, str(folder.resolve()))
-    failures = [(shown_path(p), reason) for p, reason in skipped]
-    yield tick(documents_total=len(files), documents_failed=len(skipped), failures=tuple(failures),
-               still_reading=bool(files))
+    # 1-2. Documents and chunks: a loader thread walks the folders and reads the files ahead (at
+    # most a few wait in memory) from the start; this thread stores each as pending and extracts
+    # its chunks while the next are found and read. The totals grow as the walk goes on.
+    given = [Path(p) for p in paths]
     wake = threading.Event()
-    feed = Feed(store, files, settings, cancel, wake).start()
-    run = Stream(store, feed, Slots(store, cancel, wake, touched), settings, llm, cancel, wake, failures, warnings)
+    feed = Feed(store, walk(given), settings, cancel, wake).start()
+    try:
+        # Long merged descriptions are summarised by the model (cached); the client opens on first use.
+        summarize = ModelSummarizer(lambda: llm or _client(settings, store), settings.extraction,
+                                    template=merge_template(store, "summarize"), cancel=cancel,
+                                    parallel=settings.ollama.total_parallel)
+        yield from relay(heal_steps(store, summarize, cancel))  # what an earlier run left owed
+        for folder in given:
+            if folder.is_dir():  # a folder stays linked in place: `jobs.sync` follows it
+                sources.add_source(store, str(folder.resolve()))
+        yield tick(still_reading=True)
+        # The model's side (the client and its libraries, the embedding of chunks) loads while the
+        # first file is read and cut (the tokenizer loads on the loader thread).
+        from docatlas.core.jobs.slots import Slots
+        from docatlas.core.jobs.stream import Stream
+
+        llm = llm or _client(settings, store)
+        touched: set[str] = set()
+        failures: list[tuple[str, str]] = []
+        warnings: list[str] = []
+        run = Stream(store, feed, Slots(store, cancel, wake, touched), settings, llm, cancel, wake, failures,
+                     warnings)
+    except BaseException:
+        feed.stop()
+        raise
     try:
         for changes in run.steps():
-            yield tick(**changes)
+            yield tick(documents_total=feed.found, **changes)
     finally:
         run.close()
     settings, llm, slots = run.settings, run.llm, run.slots
@@ -125,7 +130,10 @@ def index(
     # 4. Search: the rest of the embeddings (chunks' were made during extraction) and community
     # reports for what changed (cheap when nothing did).
     if not cancel.is_set():
-        llm = llm or OllamaLLM(settings.ollama, cache=store)
+        from docatlas.core.retrieval.communities import refresh_communities  # networkx: only at this stage
+        from docatlas.core.retrieval.embed import embed_pending
+
+        llm = llm or _client(settings, store)
         # The second embedding pass covers the vectors of the reports just written.
         jobs = (embed_pending, refresh_communities, embed_pending) if settings.query.community_reports else (
             embed_pending,)
@@ -139,6 +147,13 @@ def index(
     stage = "cancelled" if cancel.is_set() else "done"
     yield tick(stage=stage, eta=0.0, message="Stopped; run again to continue." if cancel.is_set() else "Done",
                warnings=state.warnings + ((health_warning,) if health_warning else ()))
+
+
+def _client(settings: Settings, store: Store) -> LLM:
+    """The Ollama client of a run that was given none."""
+    from docatlas.core.llm.ollama import OllamaLLM
+
+    return OllamaLLM(settings.ollama, cache=store)
 
 
 @writes_workspace("delete")

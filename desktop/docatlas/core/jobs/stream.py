@@ -58,7 +58,7 @@ class Stream:
                     yield self._known(message=f"Extracted chunk {chunk.idx + 1}", eta=self._eta())
             yield from self._pages()
             if not self.cancel.is_set():
-                if not self.swept and (self.documents_done == len(feed.files) or feed.done):
+                if not self.swept and feed.done:
                     self.swept = True  # every file is stored: the other pending chunks join
                     slots.add(self.store.work_chunks(with_text=False))  # an earlier run's, attachments'
                     if slots.started:
