@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import pathlib
 import socket
+import subprocess
 import sys
 import threading
 
@@ -191,3 +192,19 @@ def test_a_request_goes_out_in_one_send_when_its_reply_is_read() -> None:
     assert received == [big]
     stream.close()
     theirs.close()
+
+
+def test_clients_share_one_tls_context_and_httpx_brings_no_command_line_tool() -> None:
+    """A question makes two clients and the window's watch one every 1.5 s: the certificate
+    bundle is loaded once per process, and httpx's own CLI (click, rich) is never imported."""
+    settings = OllamaSettings(host="http://127.0.0.1:9")
+    first = transport.new_client(settings, "http://127.0.0.1:9")
+    second = transport.new_client(settings, "https://gpu1.lan:11434")
+    contexts = {id(c._client._transport._pool._ssl_context) for c in (first, second)}
+    assert contexts == {id(transport.shared_tls_context())}
+    assert transport.shared_tls_context().verify_mode.name == "CERT_REQUIRED"  # still verified
+    probe = ("import sys; sys.path.insert(0, sys.argv[1]); import docatlas.core.llm.ollama, httpx\n"
+             "print(sorted(m for m in ('rich', 'click', 'pygments') if m in sys.modules), callable(httpx.main))\n")
+    desktop = str(pathlib.Path(__file__).resolve().parents[2] / "desktop")
+    out = subprocess.run([sys.executable, "-c", probe, desktop], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["[]", "True"]
