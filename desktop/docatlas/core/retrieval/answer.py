@@ -20,11 +20,11 @@ from docatlas.core.base.settings import QuerySettings, Settings
 from docatlas.core.base.tokens import count_tokens, preload
 from docatlas.core.llm.ollama import STOPPED
 from docatlas.core.llm.protocol import LLM
-from docatlas.core.prompts.store import prompts_fingerprint, query_prompts
+from docatlas.core.prompts.store import query_prompts
 from docatlas.core.retrieval import aggregate
 from docatlas.core.retrieval.absent import absent_answer, declined, unknown_names
 from docatlas.core.retrieval.budget import context_window, free_room, reply_room
-from docatlas.core.retrieval.cache import answer_key, get_answer, knowledge_version, put_answer
+from docatlas.core.retrieval.cache import answer_key, answer_version, get_answer, put_answer
 from docatlas.core.retrieval.context import ChunkItem, Context, build_context, fill_budget, render
 from docatlas.core.retrieval.conversation import history_text, recent_history
 from docatlas.core.retrieval.global_search import has_reports, map_reports, rank_reports, supporting_chunks
@@ -130,7 +130,7 @@ def ask(
     preload()  # the tokenizer builds while the database and the model's first replies are awaited
     turns = recent_history(history, q.history_turns, q.history_budget)
     prompts = query_prompts(store)  # the workspace's own prompts; a change to one is a new cache version
-    version = f"{knowledge_version(store)}.{prompts_fingerprint(store)}"
+    version = answer_version(store)
     key = answer_key(question, mode, turns, settings, llm.model, version)
     hit = get_answer(store, key) if use_cache else None
     if hit is not None:
