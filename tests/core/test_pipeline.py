@@ -11,7 +11,7 @@ from docatlas.core.base.progress import Progress
 from docatlas.core.graph.export import graph_data
 from docatlas.core.jobs.ingest import index, remove_document
 from docatlas.core.storage.database import Store
-from fixtures.scripted_model import lightrag_responder
+from fixtures import ingest_fixtures
 from helpers import DOCUMENTS, expected_graph, long_document, settings_for, write_corpus
 
 
@@ -25,16 +25,8 @@ def chat_requests(server) -> list[dict]:
     return [r for r in server.requests if r["path"] == "/api/chat"]
 
 
-@pytest.fixture
-def model(fake_ollama):
-    fake_ollama.responder = lightrag_responder
-    return fake_ollama
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "ws" / "docatlas.sqlite") as s:
-        yield s
+model = ingest_fixtures.model
+store = ingest_fixtures.store
 
 
 def test_folder_becomes_a_graph_with_provenance(model, store, tmp_path):

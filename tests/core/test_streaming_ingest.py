@@ -8,30 +8,20 @@ from __future__ import annotations
 
 import threading
 
-import pytest
 from docatlas.core.base.progress import Progress
 from docatlas.core.ingest.loaders import walk
 from docatlas.core.jobs import feed as feed_module
 from docatlas.core.jobs import ingest
 from docatlas.core.jobs.feed import FEED_BOUND, Feed
 from docatlas.core.jobs.ingest import index
-from docatlas.core.storage.database import Store
-from fixtures.scripted_model import lightrag_responder
+from fixtures import ingest_fixtures
 from helpers import long_document, settings_for
 
 FILES = 30
 
 
-@pytest.fixture
-def model(fake_ollama):
-    fake_ollama.responder = lightrag_responder
-    return fake_ollama
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "ws" / "docatlas.sqlite") as s:
-        yield s
+model = ingest_fixtures.model
+store = ingest_fixtures.store
 
 
 def big_folder(tmp_path, files: int = FILES, sentences: int = 12):

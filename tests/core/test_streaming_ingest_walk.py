@@ -13,27 +13,17 @@ import sys
 import threading
 from pathlib import Path
 
-import pytest
 from docatlas.core.ingest.loaders import discover, walk
 from docatlas.core.jobs.feed import Feed
 from docatlas.core.jobs.ingest import index
-from docatlas.core.storage.database import Store
-from fixtures.scripted_model import lightrag_responder
+from fixtures import ingest_fixtures
 from helpers import long_document, settings_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def model(fake_ollama):
-    fake_ollama.responder = lightrag_responder
-    return fake_ollama
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "ws" / "docatlas.sqlite") as s:
-        yield s
+model = ingest_fixtures.model
+store = ingest_fixtures.store
 
 
 def letters(folder: Path, names: list[str]) -> Path:
