@@ -3,11 +3,12 @@ opens the tab, which then shows what the run added (the chunks to try on, one li
 
 from __future__ import annotations
 
-from docatlas.core.storage.database import Store
+import test_gui_tab_reads
 from gui_helpers import wait_idle
 from PySide6.QtCore import Qt
-from test_gui_reads import StatementLog
 from test_prompt_editor import wait_prompts
+
+log = test_gui_tab_reads.log  # traces every Store opened from now on
 
 
 def click_tab(qtbot, window, title: str) -> None:
@@ -17,14 +18,8 @@ def click_tab(qtbot, window, title: str) -> None:
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
 
 
-def test_the_prompts_tab_reads_the_run_when_it_is_opened_not_while_hidden(qtbot, make_window, corpus, monkeypatch):
-    statements = StatementLog()
-    opened = Store.__init__
-
-    def traced(store: Store, *args: object, **kwargs: object) -> None:
-        opened(store, *args, **kwargs)
-        statements.trace(store)
-    monkeypatch.setattr(Store, "__init__", traced)
+def test_the_prompts_tab_reads_the_run_when_it_is_opened_not_while_hidden(qtbot, make_window, corpus, log):
+    statements = log
     window = make_window()
     panel = window.prompts_tab
     assert window.tabs.currentWidget() is window.documents_panel

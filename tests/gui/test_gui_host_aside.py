@@ -3,26 +3,14 @@ host lines say it was set aside while the other host carries its calls, and the 
 
 from __future__ import annotations
 
-import pytest
-from chat_script import GuiResponder
+import test_gui_host_pool
 from core.helpers import long_document
 from docatlas.core.base.progress import HostLoad
 from docatlas.gui.run_state import hosts_aside_text
-from fixtures.ollama_fixture import default_models
-from fixtures.ollama_server import FakeOllama
 from gui_helpers import wait_idle
 from test_gui_fit import LAPTOPS, on_screen
 
-
-@pytest.fixture
-def second():
-    server = FakeOllama(default_models())
-    server.responder = GuiResponder()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+second = test_gui_host_pool.second  # a second fake Ollama host
 
 
 def test_a_host_that_stops_answering_is_named_while_the_other_carries_on(qtbot, make_window, server, second,
