@@ -13,7 +13,6 @@ Only the writer's thread calls these methods; the calls run on a small thread po
 
 from __future__ import annotations
 
-import inspect
 import logging
 import threading
 from collections import deque
@@ -42,24 +41,20 @@ class Embedding(list):
 class Gate:
     """The model, let through by at most `slots` calls at once from any number of threads.
 
-    A model whose `chat` takes a `slot` (`OllamaLLM`) holds it around the model call alone,
-    so its cache look-up and storing the reply (the store, shared with the writer) never
-    keep a slot empty; any other is held for its whole `chat`.
+    The slot goes to the model's `chat`, which holds it around the model call alone, so its
+    cache look-up and storing the reply (the store, shared with the writer) never keep a
+    slot empty.
     """
 
     def __init__(self, llm: LLM, slots: int, cancel: threading.Event):
         self._llm, self._slots, self._cancel = llm, threading.BoundedSemaphore(slots), cancel
-        self._takes_slot = "slot" in inspect.signature(llm.chat).parameters
 
     def __getattr__(self, name: str):
         return getattr(self._llm, name)
 
     def chat(self, *args, **kwargs):
-        """The model's `chat`, once a slot is free."""
-        if self._takes_slot:
-            return self._llm.chat(*args, slot=self._held(), **kwargs)
-        with self._held():
-            return self._llm.chat(*args, **kwargs)
+        """The model's `chat`, holding a slot while it asks the model."""
+        return self._llm.chat(*args, slot=self._held(), **kwargs)
 
     def embed(self, *args, **kwargs):
         """The model's `embed`, once a slot is free."""

@@ -11,6 +11,7 @@ import json
 import re
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -108,8 +109,10 @@ class LLM(Protocol):
         num_predict: int | None = None,
         cancel: threading.Event | None = None,
         on_token: Callable[[str], None] | None = None,
+        slot: AbstractContextManager | None = None,
     ) -> LLMReply:
-        """Answer `messages`; raise LLMError (user sentence) or Cancelled."""
+        """Answer `messages`; raise LLMError (user sentence) or Cancelled. `slot` (the caller's
+        limit on calls in flight) is held only while the model itself is asked."""
         ...
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 from docatlas.core.base.errors import LLMError
 from docatlas.core.base.settings import OllamaSettings
@@ -40,8 +41,10 @@ class ReplayLLM:
         num_predict: int | None = None,
         cancel: threading.Event | None = None,
         on_token: Callable[[str], None] | None = None,
+        slot: AbstractContextManager | None = None,
     ) -> LLMReply:
-        """The cached reply to `messages`; raise NotCached for an unknown first turn."""
+        """The cached reply to `messages`; raise NotCached for an unknown first turn. No model is
+        asked, so `slot` is never taken."""
         options = reply_options(self.settings, num_predict)
         hit = self.cache.get(cache_key(self.model, options, messages, format))
         with self._lock:
