@@ -18,10 +18,11 @@ CORPUS = TESTS.parent.parent / "shared" / "corpus"
 
 @pytest.fixture(autouse=True)
 def private_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own workspace, config and log dirs, and no inherited OLLAMA_HOST."""
+    """Every test gets its own workspace, config, log and cache dirs, and no inherited OLLAMA_HOST."""
     root = tmp_path_factory.mktemp("docatlas")
     monkeypatch.setenv("DOCATLAS_DATA_DIR", str(root / "data"))
     monkeypatch.setenv("DOCATLAS_CONFIG_DIR", str(root / "config"))
     monkeypatch.setenv("DOCATLAS_LOG_DIR", str(root / "logs"))
+    monkeypatch.setenv("DOCATLAS_CACHE_DIR", str(root / "cache"))
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
     return root

@@ -260,3 +260,47 @@ def test_real_book_is_chunked_completely() -> None:
     chunks = chunk_document(document)
     assert all(0 < chunk.tokens <= 1200 for chunk in chunks)
     check_spans(document.text, chunk_text(document.text), 1200)
+
+
+def _fresh_count(text: str) -> int:
+    """Count with a tokenizer built anew (from the cache dir when the ranks are kept there)."""
+    get_encoding.cache_clear()
+    count_tokens.cache_clear()
+    try:
+        return count_tokens(text)
+    finally:
+        get_encoding.cache_clear()
+        count_tokens.cache_clear()
+
+
+def test_parsed_ranks_are_kept_and_read_back_by_the_next_build(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCATLAS_CACHE_DIR", str(tmp_path / "cache"))
+    assert _fresh_count("hello world, again") == 4
+    [kept] = (tmp_path / "cache").iterdir()
+    assert kept.name.startswith("cl100k_base-") and kept.suffix == ".marshal"
+    assert tokens._cached_ranks() == tokens._read_ranks(tokens._bpe_file())
+    before = (kept.stat().st_mtime_ns, kept.read_bytes())
+    assert _fresh_count("hello world, again") == 4  # read back, not written again
+    assert (kept.stat().st_mtime_ns, kept.read_bytes()) == before
+
+
+def test_a_damaged_kept_copy_is_parsed_again_and_replaced(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCATLAS_CACHE_DIR", str(tmp_path / "cache"))
+    _fresh_count("warm")
+    [kept] = (tmp_path / "cache").iterdir()
+    damaged = bytearray(kept.read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF
+    kept.write_bytes(bytes(damaged))
+    assert tokens._cached_ranks() is None
+    assert _fresh_count("hello world") == 2
+    assert tokens._cached_ranks() is not None and kept.read_bytes() != bytes(damaged)
+
+
+def test_a_cache_dir_that_cannot_be_written_still_counts(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("DOCATLAS_CACHE_DIR", str(blocker / "cache"))
+    assert _fresh_count("hello world") == 2

@@ -1,4 +1,4 @@
-"""Where DocAtlas keeps things: data dir (one workspace), config dir, log dir.
+"""Where DocAtlas keeps things: data dir (one workspace), config dir, log dir, cache dir.
 
 The data dir comes from `--data-dir`, else `DOCATLAS_DATA_DIR`, else platformdirs.
 Directories DocAtlas creates are private (0o700): they hold the user's documents' text; a
@@ -73,6 +73,12 @@ def config_dir() -> Path:
 def settings_path() -> Path:
     """The settings file."""
     return config_dir() / "settings.json"
+
+
+def cache_dir() -> Path:
+    """Files DocAtlas can always rebuild (the parsed tokenizer); DOCATLAS_CACHE_DIR overrides."""
+    chosen = os.environ.get("DOCATLAS_CACHE_DIR")
+    return _private_dir(Path(chosen) if chosen else Path(platformdirs.user_cache_dir(APP_NAME, False)))
 
 
 def log_dir() -> Path:
