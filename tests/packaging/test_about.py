@@ -15,7 +15,7 @@ from docatlas.gui.dialogs import about
 from PySide6.QtWidgets import QMainWindow
 
 EXPECTED = {  # the main components and the licence the About dialog must give each
-    "Qt": "LGPL-3.0-only", "PySide6-Essentials": "LGPL-3.0-only", "shiboken6": "LGPL-3.0-only", "ollama": "MIT",
+    "Qt": "LGPL-3.0-only", "PySide6-Essentials": "LGPL-3.0-only", "shiboken6": "LGPL-3.0-only", "httpx": "BSD-3-Clause",
     "networkx": "BSD-3-Clause", "tiktoken": "MIT", "sqlite-utils": "Apache-2.0", "platformdirs": "MIT",
     "pypdf": "BSD-3-Clause", "python-docx": "MIT", "charset-normalizer": "MIT",
 }
@@ -40,7 +40,7 @@ def test_lists_the_main_components_with_their_licences(dialog):
 
 def test_versions_come_from_the_installed_metadata(dialog):
     versions = {c.name: c.version for c in dialog.components}
-    for name in ("ollama", "networkx", "numpy", "pypdf", "PySide6-Essentials"):
+    for name in ("httpx", "networkx", "numpy", "pypdf", "PySide6-Essentials"):
         assert versions[name] == metadata.version(name)
 
 
@@ -53,7 +53,7 @@ def test_says_version_folders_and_the_lgpl_terms(dialog, tmp_path):
 
 
 def test_selecting_a_component_shows_its_licence_text(dialog):
-    row = [c.name for c in dialog.components].index("ollama")
+    row = [c.name for c in dialog.components].index("platformdirs")
     dialog.table.selectRow(row)
     assert "Permission is hereby granted" in dialog.text_view.toPlainText()
     dialog.table.selectRow(0)  # Qt: the LGPL note, and the texts where this system or the bundle has them

@@ -127,7 +127,7 @@ def test_prune_libraries_keeps_what_kept_binaries_load(bundle):
 def test_bundle_metadata_covers_the_about_dialog(bundle):
     """The About dialog reads versions and licences from metadata the spec copies into the bundle."""
     names = {n.lower().replace("_", "-") for n in bundle.metadata_distributions()}
-    for needed in ("docatlas", "pyside6-essentials", "ollama", "networkx", "tiktoken", "sqlite-utils",
+    for needed in ("docatlas", "pyside6-essentials", "httpx", "networkx", "tiktoken", "sqlite-utils",
                    "platformdirs", "pypdf", "python-docx", "charset-normalizer", "numpy", "cryptography"):
         assert needed in names
 

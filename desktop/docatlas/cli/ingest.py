@@ -19,7 +19,7 @@ from docatlas.core.prompts import store as prompt_store
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.read_models import chunk_failure_reasons
 
-# The model client (ollama, httpx, pydantic) and the vector code (numpy) are imported by the
+# The model client (httpx) and the vector code (numpy) are imported by the
 # commands that use them: `ingest` loads them while its first file is read (`jobs.ingest`).
 
 

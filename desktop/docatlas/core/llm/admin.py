@@ -13,12 +13,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import httpx
-import ollama
 
 from docatlas.core.base.errors import Cancelled, DocAtlasError, LLMError, OllamaUnreachable
 from docatlas.core.base.settings import Settings
 from docatlas.core.base.settings_hosts import HostSettingError, host_entries
+from docatlas.core.llm.chat_lines import ResponseError
 from docatlas.core.llm.ollama import OllamaLLM, normalize_host
+from docatlas.core.llm.ollama_http import OllamaHTTP
 from docatlas.core.llm.pool import single_address
 from docatlas.core.llm.protocol import full_name
 from docatlas.core.llm.transport import is_this_computer, new_client
@@ -143,12 +144,12 @@ def _pool_probe(settings: Settings, each: list[OllamaProbe]) -> OllamaProbe:
     return OllamaProbe(label, True, models, remote=remote, missing=missing, hosts=tuple(each))
 
 
-def _model_info(client: ollama.Client, listed: dict) -> ModelInfo:
+def _model_info(client: OllamaHTTP, listed: dict) -> ModelInfo:
     name = listed["name"]
     embedding = _looks_like_embedding(name, listed["family"])
     try:
-        caps = list(client.show(name).capabilities or [])
-        if caps:
+        caps = client.show(name).get("capabilities")
+        if isinstance(caps, list) and caps:
             embedding = "embedding" in caps and "completion" not in caps
     except Exception as exc:  # older Ollama: no capabilities; keep the guess
         log.debug("show %s failed: %s", name, exc)
@@ -177,25 +178,33 @@ def _pull_one(settings: Settings, name: str, cancel: threading.Event) -> Iterato
     client = new_client(settings.ollama, host, read_timeout=None)  # never through the environment's proxy
     log.info("pulling %s through %s", name, host)
     try:
-        stream = client.pull(name, stream=True)
+        stream = client.pull(name)
         try:
             for part in stream:
                 if cancel.is_set():
                     raise Cancelled(f"The download of {name} was stopped; pull it again to continue.")
-                yield PullStatus(part.status or "", int(part.completed or 0), int(part.total or 0))
+                yield PullStatus(str(part.get("status") or ""), _count(part, "completed"), _count(part, "total"))
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
                 close()
     except (Cancelled, LLMError):
         raise
-    except ollama.ResponseError as exc:
+    except ResponseError as exc:
         raise LLMError(f"Ollama could not pull {name}: {str(exc.error).strip().rstrip('.')}; "
                        "check the name at ollama.com/library.") from exc
     except (httpx.ConnectError, httpx.ConnectTimeout, ConnectionError) as exc:
         raise OllamaUnreachable(f"Ollama is not reachable at {host}; start Ollama and try again.") from exc
     except httpx.HTTPError as exc:
         raise LLMError(f"The download of {name} broke off ({exc}); pull it again to continue.") from exc
+    except ValueError as exc:  # a line that is not Ollama's JSON
+        raise LLMError(f"The server at {host} did not answer like Ollama while pulling {name}; "
+                       "check the Ollama address.") from exc
     finally:
         client.close()
 
+
+def _count(part: dict, name: str) -> int:
+    """A byte count of a pull progress line; 0 when it is not a number."""
+    value = part.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -11,11 +11,9 @@ import json
 import re
 
 import httpx
-import ollama
-import pydantic
 
 from docatlas.core.base.errors import LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
-from docatlas.core.llm.chat_lines import NotAnObject
+from docatlas.core.llm.chat_lines import NotAnObject, ResponseError
 from docatlas.core.llm.deadlines import DeadlinePassed
 
 GATEWAY = {502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout"}
@@ -33,10 +31,9 @@ def kind(exc: BaseException) -> str:
         return "connect"
     if isinstance(exc, httpx.TimeoutException):
         return "timeout"
-    if isinstance(exc, httpx.TransportError | IncompleteStream | json.JSONDecodeError | NotAnObject
-                  | pydantic.ValidationError):
+    if isinstance(exc, httpx.TransportError | IncompleteStream | json.JSONDecodeError | NotAnObject):
         return "stream"
-    if isinstance(exc, ollama.ResponseError) and (exc.status_code >= 500 or exc.status_code < 0):
+    if isinstance(exc, ResponseError) and (exc.status_code >= 500 or exc.status_code < 0):
         return "server"
     return "fatal"
 
@@ -56,14 +53,14 @@ def user_error(exc: BaseException, host: str, model: str, timeout_s: float) -> L
             f"Ollama did not answer within {timeout_s:g} s; try a smaller "
             "model, fewer parallel calls, or a longer timeout."
         )
-    if isinstance(exc, json.JSONDecodeError | NotAnObject | pydantic.ValidationError):
+    if isinstance(exc, json.JSONDecodeError | NotAnObject):
         return not_ollama(host)
     if found == "stream":
         return LLMError(
             f"The connection to Ollama broke while {model} was answering ({exc}); "
             "check that Ollama is still running and try again."
         )
-    if isinstance(exc, ollama.ResponseError):
+    if isinstance(exc, ResponseError):
         return _response_error(exc, host, model)
     return LLMError(f"Ollama could not answer with {model}: {exc}.")
 
@@ -83,7 +80,7 @@ def not_found(model: str) -> ModelNotFound:
     )
 
 
-def _response_error(exc: ollama.ResponseError, host: str, model: str) -> LLMError:
+def _response_error(exc: ResponseError, host: str, model: str) -> LLMError:
     text = str(exc.error or "").strip()
     status = exc.status_code
     if status in GATEWAY and (not text or _HTML.match(text)):

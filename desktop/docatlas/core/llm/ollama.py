@@ -1,8 +1,9 @@
-"""The one client around the official `ollama` package: chat, embeddings, model facts.
+"""The one model client DocAtlas calls: chat, embeddings, model facts, over Ollama's API.
 
 Every call has an explicit timeout, is retried with backoff on transient faults, and ends in a
 user-facing error (see `errors.py`) when Ollama cannot help. Replies are cached by content.
-The transport pieces live beside it: `transport` (address, proxies, sockets that can be cut),
+The transport pieces live beside it: `ollama_http` (the API's requests and replies as dicts),
+`transport` (address, proxies, sockets that can be cut),
 `deadlines` (first token, whole reply), `breaker` (timeouts in a row stop a run) and
 `failures` (what went wrong, as a kind and a sentence).
 """
@@ -20,17 +21,16 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import TypeVar
 
-import ollama
-
 from docatlas.core.base.errors import Cancelled, LLMError
 from docatlas.core.base.settings import OllamaSettings
 from docatlas.core.llm import failures, transport
 from docatlas.core.llm.breaker import Breaker
 from docatlas.core.llm.cancel_watch import CancelWatch
-from docatlas.core.llm.chat_lines import count_of, piece_of
+from docatlas.core.llm.chat_lines import ResponseError, count_of, piece_of
 from docatlas.core.llm.deadlines import Deadlines
 from docatlas.core.llm.failures import IncompleteStream as _IncompleteStream
 from docatlas.core.llm.failures import kind as _kind
+from docatlas.core.llm.ollama_http import OllamaHTTP
 from docatlas.core.llm.pool import HostPool, pool_for, single_address
 from docatlas.core.llm.protocol import (
     LLMReply,
@@ -172,12 +172,13 @@ class OllamaLLM:
         if self.pool is not None:
             return self.pool.run(lambda member: member.context_length(name))
         shown = self._retrying(lambda: self._one_reply(lambda: self.client.show(name)), name, None)
-        info = dict(shown.modelinfo or {})
+        info = shown.get("model_info")
+        info = info if isinstance(info, dict) else {}
         arch = info.get("general.architecture")
         value = info.get(f"{arch}.context_length") if arch else None
         if value is None:
             value = next((v for k, v in info.items() if k.endswith(".context_length")), None)
-        length = int(value) if value else FALLBACK_CONTEXT
+        length = _positive_int(value) or FALLBACK_CONTEXT
         with self._lock:
             self._contexts[name] = length
         return length
@@ -207,9 +208,8 @@ class OllamaLLM:
         name = model or self.settings.embed_model
         if self.pool is not None:
             return self.pool.run(lambda member: member.embed(texts, name))
-        result = self._retrying(lambda: self._one_reply(lambda: self.client.embed(model=name, input=texts)),
-                                name, None)
-        return [list(map(float, vec)) for vec in result.embeddings]
+        return self._retrying(lambda: self._one_reply(lambda: self.client.embed(model=name, input=texts)),
+                              name, None)
 
     def close(self) -> None:
         """Close the HTTP connections."""
@@ -231,14 +231,14 @@ class OllamaLLM:
     # -- internals ------------------------------------------------------------------------
     def _list(self, *, retry: bool) -> list[dict]:
         def call() -> list[dict]:
-            return model_rows(self._one_reply(self.client.list))
+            return model_rows(self._one_reply(self.client.tags))
 
         if retry:
             return self._retrying(call, self.model, None)
         try:
             return call()
         except Exception as exc:
-            if _kind(exc) == "fatal" and not isinstance(exc, ollama.ResponseError):
+            if _kind(exc) == "fatal" and not isinstance(exc, ResponseError):
                 raise
             raise self._user_error(exc, self.model) from exc
 
@@ -256,7 +256,7 @@ class OllamaLLM:
             think = None if model in self._no_think else False
         try:
             return self._consume(model, messages, options, format, think, cancel, on_token)
-        except ollama.ResponseError as exc:
+        except ResponseError as exc:
             if exc.status_code != 400 or "does not support thinking" not in str(exc.error):
                 raise
             log.info("%s rejects the think flag; asking without it", model)
@@ -280,7 +280,6 @@ class OllamaLLM:
         stream: Iterator[dict] = self.deadlines.guard(self.client.chat(
             model=model,
             messages=messages,
-            stream=True,
             think=think,
             format=format,
             options=options,
@@ -313,7 +312,7 @@ class OllamaLLM:
         self.sockets.cut_all()  # a read blocked on a socket returns only when it is shut down
         with self._lock:
             old, self.client = self.client, self._new_client()
-        old._client.close()
+        old.close()
 
     def _member(self, settings: OllamaSettings) -> OllamaLLM:
         """One host's client for the pool: its own sockets, deadlines and breaker; the pool retries."""
@@ -321,7 +320,7 @@ class OllamaLLM:
         member.ratios = self.ratios  # one learned token ratio per model, whichever host answered
         return member
 
-    def _new_client(self) -> ollama.Client:
+    def _new_client(self) -> OllamaHTTP:
         # no proxy from the environment ever sees the text sent to Ollama (transport.py)
         return transport.new_client(self.settings, self.host, self.sockets)
 
@@ -341,7 +340,7 @@ class OllamaLLM:
                 kind = _kind(exc)
                 if kind == "timeout":
                     self.breaker.timed_out()  # raises CircuitOpen after too many in a row
-                if kind == "fatal" and not isinstance(exc, ollama.ResponseError):
+                if kind == "fatal" and not isinstance(exc, ResponseError):
                     raise  # not Ollama's doing (a callback, a bad argument): keep it as it is
                 if kind == "fatal" or attempt == attempts - 1:
                     raise self._user_error(exc, model) from exc
@@ -387,6 +386,17 @@ def _prompt_tokens(messages: list[dict]) -> int:
     from docatlas.core.base.tokens import count_tokens  # tiktoken loads on first use, not at import
 
     return sum(count_tokens(str(m.get("content") or "")) for m in messages)
+
+
+def _positive_int(value: object) -> int:
+    """A count Ollama reported (a number or its text), or 0 when it is not a positive number."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return 0
+    try:
+        number = int(value)
+    except (ValueError, OverflowError):
+        return 0
+    return max(number, 0)
 
 
 def _raise_if_cancelled(cancel: threading.Event | None) -> None:

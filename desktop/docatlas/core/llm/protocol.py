@@ -134,15 +134,16 @@ def full_name(name: str) -> str:
     return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
 
 
-def model_rows(listed: Any) -> list[dict]:
-    """Ollama's /api/tags reply as rows: name, size (bytes), family, parameter_size; sorted by name."""
+def model_rows(listed: list[dict]) -> list[dict]:
+    """Ollama's /api/tags models as rows: name, size (bytes), family, parameter_size; sorted by name."""
     models = []
-    for m in listed.models:
-        details = m.details
+    for m in listed:
+        details = m.get("details") if isinstance(m.get("details"), dict) else {}
+        size = m.get("size")
         models.append({
-            "name": m.model or "",
-            "size": int(m.size or 0),
-            "family": (details.family if details else None) or "",
-            "parameter_size": (details.parameter_size if details else None) or "",
+            "name": str(m.get("model") or m.get("name") or ""),
+            "size": size if isinstance(size, int) and not isinstance(size, bool) else 0,
+            "family": str(details.get("family") or ""),
+            "parameter_size": str(details.get("parameter_size") or ""),
         })
     return sorted(models, key=lambda m: m["name"])

@@ -1,6 +1,6 @@
 """The HTTP under the Ollama client: the host's address, proxies, and sockets that can be cut.
 
-The ollama client's timeout is per read: a server that drips a byte a second, or a model
+httpx's timeout is per read: a server that drips a byte a second, or a model
 that thinks for minutes, never trips it, and closing an httpx client does not wake a thread
 blocked in `recv`. So every connection the client opens is tracked here (`CallSockets`),
 and a deadline, a cancel or the end of the process shuts the socket down under the read:
@@ -22,11 +22,10 @@ from urllib.parse import urlsplit
 
 import httpcore
 import httpx
-import ollama
 
 from docatlas.core.base.errors import LLMError
 from docatlas.core.base.settings import DEFAULT_HOST, OllamaSettings
-from docatlas.core.llm.chat_lines import StreamingClient
+from docatlas.core.llm.ollama_http import OllamaHTTP
 
 DEFAULT_PORT = 11434
 COALESCE_BYTES = 256 * 1024  # a request's writes are held back, up to this much, until its reply is read
@@ -233,12 +232,11 @@ def shared_tls_context() -> ssl.SSLContext:
 
 
 def new_client(settings: OllamaSettings, host: str, sockets: CallSockets | None = None,
-               read_timeout: float | None = -1.0) -> ollama.Client:
-    """An ollama.Client for `host`: no proxy unless `settings.proxy` names one; sockets tracked.
+               read_timeout: float | None = -1.0) -> OllamaHTTP:
+    """An Ollama API client for `host`: no proxy unless `settings.proxy` names one; sockets tracked.
 
     `read_timeout` defaults to the setting's per-read timeout; None means no read timeout.
-    One client keeps its connections (httpx's pool) from call to call; its streamed chat
-    yields dicts (`chat_lines.StreamingClient`).
+    One client keeps its connections (httpx's pool) from call to call.
     """
     read = settings.timeout_s if read_timeout == -1.0 else read_timeout
     timeout = httpx.Timeout(read, connect=settings.connect_timeout_s)
@@ -247,4 +245,4 @@ def new_client(settings: OllamaSettings, host: str, sockets: CallSockets | None 
     if sockets is not None:
         pool = transport._pool  # httpcore's pool: the one place its network backend can be set
         pool._network_backend = _TrackingBackend(pool._network_backend, sockets)
-    return StreamingClient(host=host, timeout=timeout, trust_env=False, transport=transport)
+    return OllamaHTTP(host, timeout=timeout, transport=transport)
