@@ -8,7 +8,12 @@ Two runs, each in a fresh workspace, printed as JSON lines:
   wall time, every model call (extraction and embedding), the model-bound ideal (calls x
   latency / parallel), their ratio, and where the time beyond it went in seconds of one slot
   (before the first call, after the last, inside calls beyond the latency, slots empty
-  between calls: the server notes each call's span); prompt tokens per chunk.
+  between calls: the server notes each call's span); prompt tokens per chunk. The server spends
+  each chat's latency as a model does (`FakeOllama.paced`): a third before the first token,
+  the tokens spread over the rest, the last byte at the latency; `--burst` has it sleep the
+  whole latency and then write every token at once instead (its own writing, about 9 ms a
+  call, then falls outside the latency and is counted against DocAtlas, and the client reads
+  the whole reply only after the model is done).
 - "docs" (`--docs 1000`, zero latency): `python -m docatlas ingest` as its own process on a
   folder of that many documents (a quarter each .txt, .md, .pdf and .docx); time from the
   process start to the first model call, chunks per second, the CPU seconds the process used
@@ -19,7 +24,7 @@ Two runs, each in a fresh workspace, printed as JSON lines:
   compiles what it imports (a first start from a fresh checkout).
 
     python bench/ingest.py [--latency 0.3] [--parallel 4] [--chunks 200] [--docs 1000]
-                           [--only model-bound|docs] [--bytecode warm|cold]
+                           [--only model-bound|docs] [--bytecode warm|cold] [--burst]
 """
 
 from __future__ import annotations
@@ -116,21 +121,22 @@ class TimedOllama(FakeOllama):
         self.spans.append((began, time.time()))
 
 
-def serve(latency: float, pipe) -> None:
+def serve(latency: float, paced: bool, pipe) -> None:
     """Child process: the test server, so its work does not share the client's interpreter."""
     with TimedOllama(default_models()) as server:
         server.responder = lightrag_responder
         server.latency = latency
+        server.paced = paced
         pipe.send(server.host)
         pipe.recv()  # "stop"
         pipe.send((server.requests, server.spans))
 
 
 @contextlib.contextmanager
-def server(latency: float):
+def server(latency: float, paced: bool = True):
     """A server in a child process: yields (host, a function returning its requests so far, once)."""
     here, there = multiprocessing.Pipe()
-    child = multiprocessing.Process(target=serve, args=(latency, there), daemon=True)
+    child = multiprocessing.Process(target=serve, args=(latency, paced, there), daemon=True)
     child.start()
     host = here.recv()
 
@@ -159,9 +165,9 @@ def idle_figures(spans: list[tuple[float, float]], started: float, wall: float, 
             "in_calls_beyond_latency_s": round(inside, 3), "slots_empty_between_calls_s": round(between, 3)}
 
 
-def model_bound(latency: float, parallel: int, chunks: int, chunk_tokens: int) -> dict:
+def model_bound(latency: float, parallel: int, chunks: int, chunk_tokens: int, paced: bool = True) -> dict:
     """One timed `docatlas ingest` in this process, in a fresh workspace."""
-    with server(latency) as (host, requests), tempfile.TemporaryDirectory() as tmp:
+    with server(latency, paced) as (host, requests), tempfile.TemporaryDirectory() as tmp:
         docs = Path(tmp) / "docs"
         corpus(docs, chunks, chunk_tokens)
         os.environ.update(OLLAMA_HOST=host, DOCATLAS_CONFIG_DIR=f"{tmp}/cfg", DOCATLAS_LOG_DIR=f"{tmp}/log")
@@ -186,7 +192,8 @@ def model_bound(latency: float, parallel: int, chunks: int, chunk_tokens: int) -
     ideal = (len(chats) + len(embeds)) * latency / parallel  # every model call, embeddings too
     return {
         "exit": code, "summary": out.getvalue().strip(), "chunks": len(firsts), "latency_s": latency,
-        "parallel": parallel, "wall_s": round(wall, 3), "model_calls": len(chats) + len(embeds),
+        "parallel": parallel, "server": "paced" if paced else "burst", "wall_s": round(wall, 3),
+        "model_calls": len(chats) + len(embeds),
         "embed_calls": len(embeds), "ideal_s": round(ideal, 3), "ratio": round(wall / ideal, 3) if ideal else None,
         **idle_figures(spans, began, wall, latency, parallel),
         "prompt_tokens_per_chunk_first_pass": round(prompt_tokens / max(1, len(firsts))),
@@ -242,11 +249,13 @@ def main_bench() -> None:
     parser.add_argument("--chunk-tokens", type=int, default=1200)
     parser.add_argument("--docs", type=int, default=1000, help="documents of the zero-latency run")
     parser.add_argument("--only", choices=("model-bound", "docs"))
+    parser.add_argument("--burst", action="store_true",
+                        help="the server sleeps each call's latency, then writes every token at once")
     parser.add_argument("--bytecode", choices=("warm", "cold"), default="warm",
                         help="docs run: byte code compiled by a small ingest first (as installed), or not at all")
     args = parser.parse_args()
     if args.only in (None, "model-bound"):
-        figures = model_bound(args.latency, args.parallel, args.chunks, args.chunk_tokens)
+        figures = model_bound(args.latency, args.parallel, args.chunks, args.chunk_tokens, not args.burst)
         print(json.dumps({"run": "model-bound", **figures}), flush=True)
     if args.only in (None, "docs"):
         print(json.dumps({"run": "docs", **many_documents(args.docs, args.parallel, args.chunk_tokens,
