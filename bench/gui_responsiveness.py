@@ -11,8 +11,9 @@ documents of `--per-document` chunks, written straight through the store, no mod
 involved) before the window opens; the run then adds the corpus on top (`--documents 40`, or
 about `--chunks` chunks with `--documents 0`). Also measured on that workspace: the window's
 open (from building it to its first paint, and to the Documents table's first rows; the
-tokenizer, which app.main loads before it builds the window, included), the longest stall of
-the event loop while it opens (building the window included), the GUI thread's own CPU time in
+tokenizer and the run's modules, which app.main loads before it builds the window, included),
+the longest stall of the event loop while it opens (building the window included), when in
+the run the longest stall came, the GUI thread's whole CPU time over the run and its own in
 its longest gap (what it did itself, whatever else runs on the machine), and `docatlas
 status` in a fresh process (interpreter start included, output to /dev/null; the best and the
 median of three; `docatlas --version` beside it is the start-up alone).
@@ -21,7 +22,8 @@ median of three; `docatlas --version` beside it is the start-up alone).
     QT_QPA_PLATFORM=offscreen python bench/gui_responsiveness.py --existing-chunks 0 --documents 0 --chunks 200
 
 `--trace-stalls 40` samples the GUI thread's stack whenever a tick is 40 ms late and prints
-each stall's stacks, collections and CPU figures to stderr (bench/stall_trace.py);
+each stall's stacks, collections, imports, which threads were on a CPU and the machine's load
+to stderr (bench/stall_trace.py), then every module imported after the run began;
 `--reuse-fill DIR` keeps the filled workspace in DIR for the next run of the same size.
 """
 
@@ -206,7 +208,7 @@ def main() -> int:
                           DOCATLAS_LOG_DIR=f"{tmp}/log")
         from docatlas.core.base import paths
         from docatlas.core.base.settings import Settings, save_settings
-        from docatlas.gui.app import favour_the_window, load_tokenizer, settle_memory
+        from docatlas.gui.app import favour_the_window, load_run_modules, load_tokenizer, settle_memory
         from docatlas.gui.main_window import MainWindow
 
         docs = Path(tmp) / "docs"
@@ -246,6 +248,7 @@ def main() -> int:
         first_paint = FirstPaint()
         opened = time.perf_counter()
         load_tokenizer()  # as app.main does before it builds the window (in the open time, before the loop)
+        load_run_modules()
         opening.start()
         window = MainWindow(paths.data_dir(), settings=settings)
         window.installEventFilter(first_paint)
@@ -285,6 +288,11 @@ def main() -> int:
         tracer.stop()
         print(f"run started at +{started - origin:.2f} s", file=sys.stderr)
         tracer.report(origin)
+        late = tracer.imports_since(started)
+        print(f"\n{sum(1 for i in late if i[2] == 'import')} imports, "
+              f"{sum(1 for i in late if i[2] == 'compile')} compiles after the run began:", file=sys.stderr)
+        for when, thread, kind, what in late:
+            print(f"  +{when - origin:.3f} s {thread} {kind} {what}", file=sys.stderr)
     stalls = meter.stalls_ms
     print(json.dumps({
         "existing_chunks": args.existing_chunks,
@@ -307,12 +315,16 @@ def main() -> int:
         "wall_s": round(wall, 2),
         "ticks": len(stalls),
         "stall_max_ms": round(max(stalls, default=0.0), 1),
+        # when the longest stall came (the tick's end, in seconds from the run's start)
+        "stall_max_at_s": round(sum(TICK_MS + s for s in stalls[:stalls.index(max(stalls)) + 1]) / 1000, 2)
+        if stalls else None,
         "stall_p99_ms": round(meter.percentile(99), 1),
         "stall_p50_ms": round(meter.percentile(50), 1),
         "stalls_over_50ms": sum(1 for s in stalls if s > 50),
         # the GUI thread's own CPU time in its longest gap: what it did itself, whatever the machine's load
         "gui_cpu_max_ms": round(max(meter.gui_cpu_ms, default=0.0), 1),
         "gui_cpu_over_50ms": sum(1 for c in meter.gui_cpu_ms if c > 50),
+        "gui_cpu_total_s": round(sum(meter.gui_cpu_ms) / 1000, 2),  # all the GUI thread did during the run
         **({"stall_max_less_cpu_wait_ms": round(max(meter.own_stalls_ms), 1),
             "stall_p99_less_cpu_wait_ms": round(meter.percentile(99, own=True), 1),
             "stalls_over_50ms_less_cpu_wait": sum(1 for s in meter.own_stalls_ms if s > 50)}
