@@ -196,13 +196,20 @@ def test_a_request_goes_out_in_one_send_when_its_reply_is_read() -> None:
 
 def test_clients_share_one_tls_context_and_httpx_brings_no_command_line_tool() -> None:
     """A question makes two clients and the window's watch one every 1.5 s: the certificate
-    bundle is loaded once per process, and httpx's own CLI (click, rich) is never imported."""
+    bundle is loaded once per process, only for https, and httpx's own CLI (click, rich) is
+    never imported."""
     settings = OllamaSettings(host="http://127.0.0.1:9")
-    first = transport.new_client(settings, "http://127.0.0.1:9")
-    second = transport.new_client(settings, "https://gpu1.lan:11434")
+    plain = transport.new_client(settings, "http://127.0.0.1:9")
+    first = transport.new_client(settings, "https://gpu1.lan:11434")
+    second = transport.new_client(settings, "https://gpu2.lan:11434")
     contexts = {id(c._client._transport._pool._ssl_context) for c in (first, second)}
     assert contexts == {id(transport.shared_tls_context())}
     assert transport.shared_tls_context().verify_mode.name == "CERT_REQUIRED"  # still verified
+    untrusting = plain._client._transport._pool._ssl_context
+    assert untrusting is not transport.shared_tls_context()
+    assert untrusting.verify_mode.name == "CERT_REQUIRED" and untrusting.cert_store_stats()["x509_ca"] == 0
+    proxied = OllamaSettings(host="http://127.0.0.1:9", proxy="https://proxy.lan:3128")
+    assert transport.tls_context_for("http://127.0.0.1:9", proxied.proxy) is transport.shared_tls_context()
     probe = ("import sys; sys.path.insert(0, sys.argv[1]); import docatlas.core.llm.ollama, httpx\n"
              "print(sorted(m for m in ('rich', 'click', 'pygments') if m in sys.modules), callable(httpx.main))\n")
     desktop = str(pathlib.Path(__file__).resolve().parents[2] / "desktop")

@@ -13,9 +13,11 @@ import threading
 import httpx
 import ollama
 import pytest
+from docatlas.core.base.errors import LLMError
 from docatlas.core.base.settings import OllamaSettings
 from docatlas.core.llm import transport
 from docatlas.core.llm.chat_lines import NotAnObject, ResponseError, piece_of
+from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.llm.ollama_http import OllamaHTTP
 from fixtures import ollama_fixture
 from fixtures.ollama_fixture import CHAT_MODEL, EMBED_MODEL
@@ -116,5 +118,34 @@ def test_a_reply_of_the_wrong_shape_is_not_taken_for_ollama():
             client.tags()
     finally:
         client.close()
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_redirect_is_not_followed_and_the_text_goes_nowhere_else(fake_ollama: FakeOllama):
+    """The official client follows redirects; ours must not send the documents' text on."""
+    elsewhere = f"{fake_ollama.url}/api/chat"
+
+    class Redirecting(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(307)
+            self.send_header("Location", elsewhere)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host = f"127.0.0.1:{server.server_address[1]}"
+    llm = OllamaLLM(OllamaSettings(host=host, model=CHAT_MODEL, timeout_s=5.0, retries=0))
+    try:
+        with pytest.raises(LLMError, match="did not answer like Ollama"):
+            llm.chat([{"role": "user", "content": "private text"}])
+        assert fake_ollama.requests == []
+    finally:
+        llm.close()
         server.shutdown()
         server.server_close()

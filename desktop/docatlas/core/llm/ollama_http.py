@@ -5,8 +5,9 @@ models as it is imported (about 0.3 s of CPU in every process that calls a model
 in Rust holding the GIL, which froze the window at the start of a run) and validates every
 reply into them, while DocAtlas reads six endpoints' JSON. The requests are the official
 client's, field for field, with its headers (`tests/core/test_llm_official.py` sends both
-through the test server and compares): JSON in and out, redirects followed, `OLLAMA_API_KEY`
-sent as a bearer token when it is set.
+through the test server and compares): JSON in and out, `OLLAMA_API_KEY` sent as a bearer
+token when it is set. Unlike it, a redirect is never followed: the documents' text goes to the
+configured host and nowhere else, and a reply that sends us elsewhere is not Ollama's.
 
 A streamed reply (chat, pull) is read as it arrives, one `json.loads` a line, and a chat is
 read to its end after its `done` line, so the connection is kept for the next call (a reply
@@ -50,7 +51,7 @@ class OllamaHTTP:
 
     def __init__(self, host: str, *, timeout: httpx.Timeout, transport: httpx.BaseTransport) -> None:
         self._client = httpx.Client(base_url=host, timeout=timeout, transport=transport, trust_env=False,
-                                    follow_redirects=True, headers=_headers())
+                                    follow_redirects=False, headers=_headers())
 
     def close(self) -> None:
         """Close every connection."""
@@ -120,7 +121,10 @@ def _without_none(body: dict) -> dict:
 
 
 def _raise_for_status(response: httpx.Response) -> None:
-    """An HTTP error status as `ResponseError`, with the server's own message."""
+    """An HTTP error status as `ResponseError`, with the server's own message; a redirect as
+    `NotAnObject` (Ollama never redirects, and the text is not sent on)."""
+    if response.is_redirect:
+        raise NotAnObject(f"the server answered {response.status_code} and pointed elsewhere")
     if response.is_error:
         response.read()
         raise ResponseError(response.text, response.status_code)

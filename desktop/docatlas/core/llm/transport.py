@@ -215,6 +215,7 @@ class _TrackingBackend:
 
 _tls_lock = threading.Lock()
 _tls_context: ssl.SSLContext | None = None
+_no_tls_context: ssl.SSLContext | None = None
 
 
 def shared_tls_context() -> ssl.SSLContext:
@@ -231,6 +232,19 @@ def shared_tls_context() -> ssl.SSLContext:
         return _tls_context
 
 
+def tls_context_for(host: str, proxy: str | None) -> ssl.SSLContext:
+    """The shared verifying context when `host` or its proxy is https; for plain http, one that
+    trusts no certificate at all (cheap to make, and any TLS through it fails closed: an http
+    host's client never loads the certificate bundle, 35 ms under the GIL in the window)."""
+    global _no_tls_context
+    if host.lower().startswith("https:") or (proxy or "").lower().startswith("https:"):
+        return shared_tls_context()
+    with _tls_lock:
+        if _no_tls_context is None:
+            _no_tls_context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies, and trusts nothing
+        return _no_tls_context
+
+
 def new_client(settings: OllamaSettings, host: str, sockets: CallSockets | None = None,
                read_timeout: float | None = -1.0) -> OllamaHTTP:
     """An Ollama API client for `host`: no proxy unless `settings.proxy` names one; sockets tracked.
@@ -241,7 +255,7 @@ def new_client(settings: OllamaSettings, host: str, sockets: CallSockets | None 
     read = settings.timeout_s if read_timeout == -1.0 else read_timeout
     timeout = httpx.Timeout(read, connect=settings.connect_timeout_s)
     proxy = (getattr(settings, "proxy", "") or "").strip() or None
-    transport = httpx.HTTPTransport(proxy=proxy, trust_env=False, verify=shared_tls_context())
+    transport = httpx.HTTPTransport(proxy=proxy, trust_env=False, verify=tls_context_for(host, proxy))
     if sockets is not None:
         pool = transport._pool  # httpcore's pool: the one place its network backend can be set
         pool._network_backend = _TrackingBackend(pool._network_backend, sockets)
