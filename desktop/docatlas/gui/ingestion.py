@@ -190,6 +190,7 @@ class IngestionController(QObject):
     def _on_progress(self, item: object) -> None:
         if isinstance(item, Progress) and item.stage == RETRY_STAGE:
             self.retry = item
+            self.state_changed.emit()  # "retrying" is drawn at once, not with the next progress redraw
             self.progressed.emit(item)
             return
         if self.phase == "pausing":
