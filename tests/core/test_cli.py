@@ -172,14 +172,3 @@ def test_the_cli_prints_the_settings_warnings_to_stderr(capsys):
     assert main(["status"]) == 0
     err = capsys.readouterr().err
     assert err.strip() == 'note: settings.json: "parallel" must be a whole number from 1 to 16; using 2.'
-
-
-def test_a_command_hands_the_gil_over_after_one_millisecond(tmp_path, capsys):
-    """Model calls waiting to send or read must not wait CPython's default 5 ms for the writer."""
-    default = sys.getswitchinterval()
-    sys.setswitchinterval(0.005)
-    try:
-        assert main(["--data-dir", str(tmp_path / "ws"), "status"]) == 0
-        assert sys.getswitchinterval() == pytest.approx(0.001)
-    finally:
-        sys.setswitchinterval(default)

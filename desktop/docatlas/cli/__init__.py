@@ -39,10 +39,6 @@ COMMANDS["sync"] = ("sync", "cmd_sync")
 # take the lock when they write (`common.writing`, the jobs) and say the same sentence then.
 ALWAYS_WRITE = ("ingest", "delete", "rebuild", "sync")
 READ_ONLY_WITH = {"sync": "--list"}  # the option that makes one of them only read
-# A thread wanting the GIL gets it after 1 ms instead of CPython's 5: a model call about to send
-# its request or read its next line is not held up that long by the writer's parsing, nor a
-# question by its tokenizer thread (the window does the same, `gui.app.favour_the_window`).
-GIL_SWITCH_S = 0.001
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -67,7 +63,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _open_window(args, parser)
     from docatlas.core.base.errors import DocAtlasError
 
-    sys.setswitchinterval(GIL_SWITCH_S)
     try:
         with guards.second_interrupt_exits():
             return _run(args)
