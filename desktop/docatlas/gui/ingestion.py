@@ -21,6 +21,7 @@ from docatlas.gui.jobs import IngestResult, delete_job, ingest_job, sync_job
 from docatlas.gui.models.workspace_reader import WorkspaceReader
 from docatlas.gui.run_state import RETRY_STAGE, RunState, chunks_left, describe_step, running_state, stopped_state
 from docatlas.gui.tasks import BackgroundTask, Job, TaskFailure, TaskRunner
+from docatlas.gui.throttle import Throttle
 from docatlas.gui.workspace import Workspace
 
 log = logging.getLogger("docatlas.gui.ingestion")
@@ -34,6 +35,7 @@ class IngestionController(QObject):
 
     state_changed = Signal()  # running, paused or idle changed
     progressed = Signal(object)  # Progress
+    redraw_due = Signal()  # draw the run again: after a progress, at most ten times a second (Throttle)
     finished = Signal(str)  # a one-sentence summary of the run
     failed = Signal(object)  # TaskFailure
     documents_changed = Signal()  # the store changed: views should refresh
@@ -49,6 +51,7 @@ class IngestionController(QObject):
         self.kind = ""  # "ingest" or "delete" while a task runs
         self.queue: list[Path] = []
         self.last_progress: Progress | None = None
+        self._redraw = Throttle(self.redraw_due.emit, self)  # progress comes tens of times a second
         self.skipped_paths: set[str] = set()  # unchanged files of the latest run (full paths)
         self.had_work: set[int] = set()  # documents with pending or failed chunks when the run started
         self.failures: tuple[tuple[str, str], ...] = ()  # files of the latest run that could not be added
@@ -190,8 +193,9 @@ class IngestionController(QObject):
     def _on_progress(self, item: object) -> None:
         if isinstance(item, Progress) and item.stage == RETRY_STAGE:
             self.retry = item
-            self.state_changed.emit()  # "retrying" is drawn at once, not with the next progress redraw
+            self.state_changed.emit()  # "retrying" is drawn at once, not with the next redraw
             self.progressed.emit(item)
+            self._redraw.poke()
             return
         if self.phase == "pausing":
             self._now_paused()  # the call that was in flight has landed
@@ -203,6 +207,7 @@ class IngestionController(QObject):
             self.failures = item.failures
             self.last_progress = item
         self.progressed.emit(item)
+        self._redraw.poke()
 
     def _on_success(self, result: object) -> None:
         if isinstance(result, IngestResult):

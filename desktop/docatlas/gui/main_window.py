@@ -44,7 +44,6 @@ from docatlas.gui.ollama_watch import OllamaWatch
 from docatlas.gui.prompts.panel import PromptsPanel
 from docatlas.gui.tasks import TaskFailure, TaskRunner
 from docatlas.gui.theme import apply_theme, error_style
-from docatlas.gui.throttle import Throttle
 from docatlas.gui.views.chat_panel import ChatPanel
 from docatlas.gui.views.documents_panel import DocumentsPanel
 from docatlas.gui.views.gone_files_bar import GoneFilesBar
@@ -160,7 +159,7 @@ class MainWindow(QMainWindow):
         self.chat_dock.setWidget(self.chat_panel)
         if old is not None:
             old.deleteLater()
-        self.ingestion.progressed.connect(Throttle(self._show_work, self.ingestion).poke)  # tens a second
+        self.ingestion.redraw_due.connect(self._show_work)
         self.ingestion.reader.counts_read.connect(lambda _counts: self._show_idle())
         self.ingestion.state_changed.connect(self._show_idle)
         self.ingestion.documents_changed.connect(self.graph_tab.reload)

@@ -37,7 +37,6 @@ from docatlas.gui.models.documents_model import ID_ROLE, STATUS, DocumentTableMo
 from docatlas.gui.models.workspace_reader import DocumentsRead
 from docatlas.gui.tasks import BackgroundTask, TaskFailure
 from docatlas.gui.theme import error_style, restyle
-from docatlas.gui.throttle import Throttle
 from docatlas.gui.views.document_actions import DocumentActions
 from docatlas.gui.views.progress_delegate import ProgressDelegate
 from docatlas.gui.workspace import READ_DELETION
@@ -70,8 +69,8 @@ class DocumentsPanel(QWidget):
         self._build()
         self.reader.rows_read.connect(self._on_rows_read)
         self.reader.counts_read.connect(lambda _counts: self._show_run())
-        self._run_drawing = Throttle(self._show_run, self)  # progress comes tens of times a second
         controller.progressed.connect(self._on_progress)
+        controller.redraw_due.connect(self._show_run)
         controller.state_changed.connect(self._on_state_changed)
         controller.documents_changed.connect(self.refresh)
         controller.finished.connect(self._on_finished)
@@ -281,7 +280,6 @@ class DocumentsPanel(QWidget):
 
     # -- signals -----------------------------------------------------------------------
     def _on_progress(self, item: object) -> None:
-        self._run_drawing.poke()
         if isinstance(item, Progress):
             if item.stage == "load" and item.document_path:
                 self.reader.read_changed([item.document_path])

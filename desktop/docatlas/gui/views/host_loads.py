@@ -17,7 +17,6 @@ from docatlas.gui.formatting import plain_tip
 from docatlas.gui.ingestion import IngestionController
 from docatlas.gui.run_state import host_name, hosts_aside_text
 from docatlas.gui.theme import restyle
-from docatlas.gui.throttle import Throttle
 
 REMOTE_COLOR, ASIDE_COLOR = "#ef6c00", "#c62828"
 
@@ -43,11 +42,10 @@ class HostLoadsView(QFrame):
         self._layout.setContentsMargins(6, 2, 6, 2)
         self._layout.setSpacing(0)
         self._layout.addWidget(self.title)
-        self._drawing = Throttle(self.show_progress, self)  # progress comes tens of times a second
-        controller.progressed.connect(self._drawing.poke)
+        controller.redraw_due.connect(self.show_progress)
         self.hide()
 
-    def show_progress(self, _item: object = None) -> None:
+    def show_progress(self) -> None:
         """Show the hosts of the run's last progress (hidden when it has none)."""
         last = self.controller.last_progress
         loads = last.hosts if isinstance(last, Progress) else ()
