@@ -17,7 +17,7 @@ import httpx
 from docatlas.core.base.errors import Cancelled, DocAtlasError, LLMError, OllamaUnreachable
 from docatlas.core.base.settings import Settings
 from docatlas.core.base.settings_hosts import HostSettingError, host_entries
-from docatlas.core.llm.chat_lines import ResponseError
+from docatlas.core.llm.chat_lines import ResponseError, count_of
 from docatlas.core.llm.ollama import OllamaLLM, normalize_host
 from docatlas.core.llm.ollama_http import OllamaHTTP
 from docatlas.core.llm.pool import single_address
@@ -183,11 +183,9 @@ def _pull_one(settings: Settings, name: str, cancel: threading.Event) -> Iterato
             for part in stream:
                 if cancel.is_set():
                     raise Cancelled(f"The download of {name} was stopped; pull it again to continue.")
-                yield PullStatus(str(part.get("status") or ""), _count(part, "completed"), _count(part, "total"))
+                yield PullStatus(str(part.get("status") or ""), count_of(part, "completed"), count_of(part, "total"))
         finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
+            stream.close()
     except (Cancelled, LLMError):
         raise
     except ResponseError as exc:
@@ -202,9 +200,3 @@ def _pull_one(settings: Settings, name: str, cancel: threading.Event) -> Iterato
                        "check the Ollama address.") from exc
     finally:
         client.close()
-
-
-def _count(part: dict, name: str) -> int:
-    """A byte count of a pull progress line; 0 when it is not a number."""
-    value = part.get(name)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0

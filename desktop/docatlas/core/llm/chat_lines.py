@@ -57,6 +57,7 @@ def piece_of(part: dict) -> str:
 
 
 def count_of(part: dict, name: str) -> int:
-    """A token count of the `done` line (`prompt_eval_count`, `eval_count`); 0 when it is not a number."""
+    """A count in a reply or a line (`prompt_eval_count`, `eval_count`, a size in bytes); 0 when it is
+    not a whole number."""
     value = part.get(name)
     return value if isinstance(value, int) and not isinstance(value, bool) else 0

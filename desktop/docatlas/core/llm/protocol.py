@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from docatlas.core.base.settings import OllamaSettings
+from docatlas.core.llm.chat_lines import count_of
 
 _OPEN, _CLOSE = "<think>", "</think>"
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
@@ -139,10 +140,9 @@ def model_rows(listed: list[dict]) -> list[dict]:
     models = []
     for m in listed:
         details = m.get("details") if isinstance(m.get("details"), dict) else {}
-        size = m.get("size")
         models.append({
             "name": str(m.get("model") or m.get("name") or ""),
-            "size": size if isinstance(size, int) and not isinstance(size, bool) else 0,
+            "size": count_of(m, "size"),
             "family": str(details.get("family") or ""),
             "parameter_size": str(details.get("parameter_size") or ""),
         })
