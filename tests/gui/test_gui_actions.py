@@ -190,6 +190,8 @@ def test_hostile_names_and_answers_stay_text(qtbot, make_window, tmp_path):
     window.workspace_bar.show_workspaces(Path(tmp_path / HOSTILE.replace("/", "_")), [])
     tip = window.workspace_bar.switcher.itemData(0, Qt.ItemDataRole.ToolTipRole)
     assert "<img" not in tip and "&lt;img" in tip
+    panel = window.documents_panel  # "Reading documents NAME" while a run reads a file
+    assert all(label.textFormat() == Qt.TextFormat.PlainText for label in (panel.stage_label, panel.eta_label))
 
 
 

@@ -146,9 +146,9 @@ class DocumentsPanel(QWidget):
                                  alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
         self.empty_hint.setEnabled(False)
 
-        self.stage_label = QLabel("Idle", wordWrap=True)
+        self.stage_label = QLabel("Idle", wordWrap=True, textFormat=Qt.TextFormat.PlainText)  # names file names
         self.stage_label.setMinimumWidth(120)
-        self.eta_label = QLabel("")
+        self.eta_label = QLabel("", textFormat=Qt.TextFormat.PlainText)
         self.overall_bar = QProgressBar(textVisible=True)
         self.overall_bar.setRange(0, 1)
         self.overall_bar.setValue(0)
