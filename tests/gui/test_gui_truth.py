@@ -31,7 +31,7 @@ def test_the_title_shows_the_percentage_and_the_name_once(qtbot, make_window, se
     server.latency = 0.01
     window = make_window(chunking__chunk_tokens=80, chunking__overlap_tokens=8)
     (tmp_path / "long.txt").write_text(long_document(40), encoding="utf-8")
-    titles: list[str] = []  # what the title bar shows, each time it changes (drawn at most ten times a second)
+    titles: list[str] = []  # what the title bar shows, each time it changes (drawn at most four times a second)
     window.windowTitleChanged.connect(titles.append)
     window.documents_panel.add_paths([tmp_path / "long.txt"])
     wait_idle(qtbot, window)

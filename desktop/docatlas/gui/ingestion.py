@@ -35,7 +35,7 @@ class IngestionController(QObject):
 
     state_changed = Signal()  # running, paused or idle changed
     progressed = Signal(object)  # Progress
-    redraw_due = Signal()  # draw the run again: after a progress, at most ten times a second (Throttle)
+    redraw_due = Signal()  # draw the run again: after a progress, at most four times a second (Throttle)
     finished = Signal(str)  # a one-sentence summary of the run
     failed = Signal(object)  # TaskFailure
     documents_changed = Signal()  # the store changed: views should refresh
