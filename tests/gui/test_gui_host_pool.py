@@ -50,7 +50,9 @@ def test_each_host_load_is_shown_during_a_run_started_from_the_menu(qtbot, make_
         return window.ingestion.busy and len(loads) == 2 and all(h.calls > 0 for h in loads)
 
     qtbot.waitUntil(both_answered, timeout=30_000)
-    assert view.isVisibleTo(window)
+    # the host lines follow with the run's next redraw (at most a quarter second later)
+    qtbot.waitUntil(lambda: view.isVisibleTo(window) and sum(row.isVisibleTo(window) for row in view.rows) == 2,
+                    timeout=5000)
     first_row, second_row = (row.text() for row in view.rows[:2])
     assert first_row.startswith(f"{server.host} — this computer") and "/2 in flight" in first_row
     assert second_row.startswith(f"{second.host} — this computer") and "/1 in flight" in second_row
