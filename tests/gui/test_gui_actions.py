@@ -62,7 +62,7 @@ def every_action(window) -> list[tuple[str, QAction]]:
                 found.append((f"toolbar {bar.windowTitle() or bar.objectName()} > {action.text()}", action))
     panel = window.documents_panel
     panel.table.selectRow(0)
-    menu = panel.actions.context_menu(panel.table, panel.table.visualRect(panel.proxy.index(0, 0)).center(),
+    menu = panel.actions.context_menu(panel.table, panel.table.visualRect(panel.model.index(0, 0)).center(),
                                       popup=False)
     found += [(f"document row > {a.text()}", a) for a in menu.actions() if not a.isSeparator()]
     return found
@@ -122,7 +122,7 @@ def test_ctrl_f_goes_to_the_filter_box_and_the_filter_narrows_the_table(qtbot, m
     assert window.focusWidget() is panel.search_box
     qtbot.keyClicks(panel.search_box, "ALPHA")
     wait_read(qtbot, window)  # the filter runs in SQL, off the GUI thread
-    shown = [panel.proxy.index(r, 0).data() for r in range(panel.proxy.rowCount())]
+    shown = [panel.model.index(r, 0).data() for r in range(panel.model.rowCount())]
     assert shown == ["alpha.txt"]
 
 
@@ -134,9 +134,9 @@ def test_a_document_row_offers_its_actions_and_double_click_shows_its_passages(q
     asked = stub_questions(window)
     panel.table.selectRow(0)
     qtbot.waitUntil(lambda: panel.preview.toPlainText() != "", timeout=10_000)
-    name = panel.proxy.index(0, 0).data()
+    name = panel.model.index(0, 0).data()
     assert (corpus / name).read_text(encoding="utf-8")[:20].strip() in panel.preview.toPlainText()
-    menu = panel.actions.context_menu(panel.table, panel.table.visualRect(panel.proxy.index(0, 0)).center(),
+    menu = panel.actions.context_menu(panel.table, panel.table.visualRect(panel.model.index(0, 0)).center(),
                                       popup=False)
     texts = [a.text() for a in menu.actions() if not a.isSeparator()]
     assert texts == ["Open File", "Show Passages", "Preview Text", "Retry", "Delete…"]
@@ -146,7 +146,7 @@ def test_a_document_row_offers_its_actions_and_double_click_shows_its_passages(q
     window.interaction.open_url = lambda url: False  # no application for it
     opened.trigger()
     assert window.statusBar().currentMessage().startswith(f"No application on this computer opens {name}")
-    index = panel.table.visualRect(panel.proxy.index(0, 0)).center()
+    index = panel.table.visualRect(panel.model.index(0, 0)).center()
     qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=index)
     qtbot.mouseDClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=index)
     viewer = window.chat_panel

@@ -103,7 +103,7 @@ def test_delete_says_which_entities_go_and_asks_first(qtbot, make_window, corpus
 
     window.interaction.confirm = confirm
     beta_row = next(r for r in range(panel.model.rowCount()) if panel.model.index(r, NAME).data() == "beta.md")
-    panel.table.selectRow(panel.proxy.mapFromSource(panel.model.index(beta_row, 0)).row())
+    panel.table.selectRow(beta_row)
     assert panel.delete_button.isEnabled()
     qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(questions), timeout=5000)  # what goes is read in the background first

@@ -16,7 +16,7 @@ from PySide6.QtTest import QTest
 
 def shown_rows(panel) -> dict[str, tuple[str, str]]:
     """What the table shows after the filter: name -> (author / from, date)."""
-    proxy = panel.proxy
+    proxy = panel.model
     return {proxy.index(r, NAME).data(): (proxy.index(r, AUTHOR).data(), proxy.index(r, DATE).data())
             for r in range(proxy.rowCount())}
 
@@ -52,9 +52,9 @@ def test_mail_and_office_files_from_add_files(qtbot, make_window, tmp_path: Path
     panel.search_box.clear()
     wait_read(qtbot, window)
 
-    row = next(r for r in range(panel.proxy.rowCount()) if panel.proxy.index(r, NAME).data() == "figures.eml")
-    panel.table.scrollTo(panel.proxy.index(row, NAME))
-    cell = panel.table.visualRect(panel.proxy.index(row, NAME)).center()
+    row = next(r for r in range(panel.model.rowCount()) if panel.model.index(r, NAME).data() == "figures.eml")
+    panel.table.scrollTo(panel.model.index(row, NAME))
+    cell = panel.table.visualRect(panel.model.index(row, NAME)).center()
     QTest.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=cell)
     qtbot.waitUntil(lambda: "subject: Quarterly figures" in panel.preview.toPlainText(), timeout=10_000)
     preview = panel.preview.toPlainText()

@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QModelRoleDataSpan, Qt, Signal
 
 from docatlas.core.storage.document_list import DocumentQuery
 from docatlas.core.storage.read_models import DocumentSummary
@@ -87,6 +87,13 @@ class DocumentTableModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
         return None
+
+    def multiData(self, index: ModelIndex, roleDataSpan: QModelRoleDataSpan) -> None:
+        """Every role the view asks of a cell, in one call: a cell being painted asks for about seven,
+        and each call from Qt into Python waits for the GIL while a run's threads work (a repaint of
+        the table took 53 ms at a run's start for 15 ms of its own work)."""
+        for role_data in roleDataSpan:
+            role_data.setData(self.data(index, role_data.role()))
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Cell text, tooltips and the progress of a document being extracted."""

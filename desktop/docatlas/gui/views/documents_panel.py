@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QIdentityProxyModel, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -31,7 +32,7 @@ from PySide6.QtWidgets import (
 from docatlas.core.base.progress import Progress
 from docatlas.core.storage.read_models import entities_only_in
 from docatlas.gui.dialogs.interaction import Interaction
-from docatlas.gui.formatting import duration
+from docatlas.gui.formatting import duration, plain_tip
 from docatlas.gui.ingestion import IngestionController
 from docatlas.gui.models.documents_model import ID_ROLE, STATUS, DocumentTableModel, RunView
 from docatlas.gui.models.workspace_reader import DocumentsRead
@@ -56,8 +57,6 @@ class DocumentsPanel(QWidget):
         self.interaction = interaction
         self.setAcceptDrops(True)
         self.model = DocumentTableModel(self.run_view, self)
-        self.proxy = QIdentityProxyModel(self)  # the view's model: sorting and filtering happen in SQL
-        self.proxy.setSourceModel(self.model)
         self.actions = DocumentActions(self)
         self.reader = controller.reader
         self.reader.view = lambda: (self.model.query, self.model.rows_to_read())
@@ -107,7 +106,8 @@ class DocumentsPanel(QWidget):
         banner.addWidget(self.banner_button)
 
         self.table = QTableView()
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)  # no proxy: sorting and filtering happen in SQL, and a proxy
+        # would ask the model for each role of a cell apart (see DocumentTableModel.multiData)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -149,14 +149,20 @@ class DocumentsPanel(QWidget):
         self.stage_label = QLabel("Idle", wordWrap=True, textFormat=Qt.TextFormat.PlainText)  # names file names
         self.stage_label.setMinimumWidth(120)
         self.eta_label = QLabel("", textFormat=Qt.TextFormat.PlainText)
+        # Their sizes never follow their text: a stage text that wrapped onto a second line used to
+        # shrink the table above it, a whole repaint of it (30-60 ms on the GUI thread while a run's
+        # threads held the GIL) each time the line count changed. Two lines are always kept.
+        for label, lines in ((self.stage_label, 2), (self.eta_label, 1)):
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            label.setFixedHeight(lines * label.fontMetrics().lineSpacing() + 2)
         self.overall_bar = QProgressBar(textVisible=True)
         self.overall_bar.setRange(0, 1)
         self.overall_bar.setValue(0)
         progress = QHBoxLayout()
         for widget in (self.pause_button, self.resume_button, self.cancel_button):
             progress.addWidget(widget)
-        progress.addWidget(self.stage_label, 2)
-        progress.addWidget(self.overall_bar, 3)
+        progress.addWidget(self.stage_label, 4)
+        progress.addWidget(self.overall_bar, 2)
         progress.addWidget(self.eta_label, 1)
         self.notice = QLabel(wordWrap=True, textInteractionFlags=Qt.TextInteractionFlag.TextSelectableByMouse)
         self.notice.setTextFormat(Qt.TextFormat.PlainText)
@@ -225,7 +231,7 @@ class DocumentsPanel(QWidget):
     def selected_ids(self) -> list[int]:
         """Ids of the selected documents."""
         rows = self.table.selectionModel().selectedRows()
-        return sorted({self.proxy.mapToSource(i).data(ID_ROLE) for i in rows})
+        return sorted({i.data(ID_ROLE) for i in rows})
 
     # -- actions -----------------------------------------------------------------------
     def add_files(self) -> None:
@@ -295,6 +301,7 @@ class DocumentsPanel(QWidget):
         """Draw the stage label, the bar, the notice and the failures from the one run state."""
         state = self.controller.run_state()
         self.stage_label.setText(state.text)
+        self.stage_label.setToolTip(plain_tip(state.text))  # whole, should two lines not hold it
         total = max(1, state.total)
         self.overall_bar.setRange(0, total)
         self.overall_bar.setValue(min(state.done, total) if state.active else (total if state.phase == "done" else 0))
