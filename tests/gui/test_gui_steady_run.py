@@ -30,8 +30,9 @@ class Resizes(QObject):
 
 def test_the_table_keeps_its_size_while_the_stage_text_changes(qtbot, make_window, server, tmp_path):
     server.latency = 0.05
-    first, folder = tmp_path / "first.txt", tmp_path / "many"
-    first.write_text("Acme Corporation hired Jane Doe in Paris.", encoding="utf-8")
+    first, folder = tmp_path / "first", tmp_path / "many"
+    first.mkdir()
+    (first / "first.txt").write_text("Acme Corporation hired Jane Doe in Paris.", encoding="utf-8")
     folder.mkdir()
     for n in range(30):
         (folder / f"letter number {n:02d} from the archive of the northern office.txt").write_text(
@@ -41,14 +42,17 @@ def test_the_table_keeps_its_size_while_the_stage_text_changes(qtbot, make_windo
     window.resize(width, height)
     qtbot.waitUntil(lambda: window.width() == width, timeout=5000)
     panel = window.documents_panel
-    panel.add_paths([first])  # the table has rows: no empty-workspace hint comes and goes
+    add_folder = window.actions_by_name["add_folder"]  # Documents > Add Folder…, as a person starts a run
+    window.interaction.choose_folder = lambda *a, **k: first
+    add_folder.trigger()  # the table has rows: no empty-workspace hint comes and goes
     wait_idle(qtbot, window)
     qtbot.waitUntil(lambda: not panel.empty_hint.isVisible(), timeout=5000)
     drawn = []  # the stage texts of the run's redraws; counting starts once the run's start is laid out
     window.ingestion.redraw_due.connect(lambda: drawn.append(panel.stage_label.text()))
     resizes = Resizes(panel.table.viewport(), lambda: window.ingestion.busy and len(drawn) >= 2)
 
-    panel.add_paths([folder])
+    window.interaction.choose_folder = lambda *a, **k: folder
+    add_folder.trigger()
     wait_idle(qtbot, window)
     assert len(drawn) >= 2  # the run was drawn while it went on
     assert resizes.count == 0  # and the table never moved for what it said

@@ -29,7 +29,7 @@ class Throttle(QObject):
         self._timer = QTimer(self, singleShot=True, interval=period_ms)
         self._timer.timeout.connect(self._period_ended)
 
-    def poke(self, *_args: object) -> None:
+    def poke(self) -> None:
         """Something changed: draw now, or at the end of the period when a draw was just made."""
         if self._timer.isActive():
             self._pending = True
