@@ -46,4 +46,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from docatlas.cli.finish import finish
+
+    finish(main())

@@ -1,7 +1,5 @@
 """`python -m docatlas`: the `docatlas` command (no arguments: the window)."""
 
-import sys
+from docatlas.cli import run
 
-from docatlas.cli import main
-
-sys.exit(main())
+run()

@@ -19,10 +19,11 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from docatlas.core.base import paths
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "main", "run"]
 
 log = logging.getLogger("docatlas.cli")
 
@@ -86,6 +87,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.exception("unexpected error in %s", args.command)
         print(f"DocAtlas hit an unexpected error; the details are in {log_file}.", file=sys.stderr)
         return 1
+
+
+def run() -> NoReturn:
+    """The `docatlas` command as installed: `main`, then the process ends at once (`finish`)."""
+    from docatlas.cli.finish import finish
+
+    finish(main())
 
 
 def _run(args: argparse.Namespace) -> int:

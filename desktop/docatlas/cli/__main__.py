@@ -1,7 +1,5 @@
 """`python -m docatlas.cli`: the `docatlas` command."""
 
-import sys
+from docatlas.cli import run
 
-from docatlas.cli import main
-
-sys.exit(main())
+run()
