@@ -35,7 +35,7 @@ import numpy as np
 from docatlas.core.base.keys import relation_ref
 from docatlas.core.base.paths import database_path
 from docatlas.core.base.settings import QuerySettings
-from docatlas.core.base.tokens import count_tokens
+from docatlas.core.base.tokens import get_encoding
 from docatlas.core.retrieval import vectors
 from docatlas.core.retrieval.context import build_context
 from docatlas.core.retrieval.keywords import Keywords
@@ -286,7 +286,7 @@ def main() -> None:
     with Store(db) as store:
         asked = questions(store, args.questions)
         started = time.perf_counter()
-        count_tokens("warm up")  # loads the tokenizer once per process
+        get_encoding()  # tiktoken's encoder, built once per process as the window does before it opens
         print(f"in-process: tokenizer loaded in {time.perf_counter() - started:.2f} s")
         found = recall(store, asked)
         print("vector search recall@10 against an exact scan (10 questions): "

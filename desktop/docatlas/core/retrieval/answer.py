@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from docatlas.core.base.errors import Cancelled, DocAtlasError, LLMError
 from docatlas.core.base.settings import QuerySettings, Settings
-from docatlas.core.base.tokens import count_tokens, preload
+from docatlas.core.base.tokens import count_tokens
 from docatlas.core.llm.ollama import STOPPED
 from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.store import query_prompts
@@ -127,7 +127,6 @@ def ask(
     question = question.strip()
     if not question:
         raise QueryError("The question is empty; type a question and ask again.")
-    preload()  # the tokenizer builds while the database and the model's first replies are awaited
     turns = recent_history(history, q.history_turns, q.history_budget)
     prompts = query_prompts(store)  # the workspace's own prompts; a change to one is a new cache version
     version = answer_version(store)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from docatlas.core.base.errors import LLMError, ModelNotFound, OllamaTimeout, OllamaUnreachable
 from docatlas.core.base.settings import QuerySettings, Settings
-from docatlas.core.base.tokens import count_tokens, get_encoding
+from docatlas.core.base.tokens import count_tokens, token_bytes
 from docatlas.core.llm.ollama import FALLBACK_CONTEXT, MESSAGE_OVERHEAD, SAFETY
 from docatlas.core.llm.protocol import LLM
 
@@ -74,8 +74,7 @@ def truncate(text: str, limit: int) -> str:
         return ""
     if len(text) <= limit and text.isascii():  # an ASCII token is at least one character
         return text
-    encoding = get_encoding()
-    tokens = encoding.encode(text, disallowed_special=())
+    tokens = token_bytes(text)
     if len(tokens) <= limit:
         return text
-    return encoding.decode(tokens[: max(0, limit - 2)]).rstrip() + "…"
+    return b"".join(tokens[: max(0, limit - 2)]).decode("utf-8", "replace").rstrip() + "…"
