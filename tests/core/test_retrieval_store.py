@@ -74,3 +74,23 @@ def test_version_one_workspace_is_upgraded_and_backfilled(tmp_path):
         assert fulltext.search_chunks(store, ["tide sensors"], 5) == [1]
         kinds = {r["kind"]: r["n"] for r in store.query("SELECT kind, COUNT(*) AS n FROM embed_queue GROUP BY kind")}
         assert kinds == {"chunk": 1, "entity": 2, "relation": 1}
+
+
+def test_relations_are_read_in_one_statement_with_their_endpoints_names(tmp_path):
+    from docatlas.core.storage import context as lookups
+
+    with open_store(tmp_path) as store:
+        build_graph(store)
+        rows = store.query("SELECT r.source_key, r.target_key, r.keywords, r.description, a.name AS a, b.name AS b "
+                           "FROM relations r JOIN entities a ON a.key = r.source_key "
+                           "JOIN entities b ON b.key = r.target_key")
+        pairs = [(r["source_key"], r["target_key"]) for r in rows]
+        assert len(pairs) >= 3
+        asked = [*pairs, ("nobody", "nowhere"), pairs[0]] * 150  # over 400 pairs (two reads), repeats
+        texts = lookups.relation_texts(store, asked)
+        assert set(texts) == set(pairs)  # a pair that is no relation is not there
+        for r in rows:
+            text = texts[(r["source_key"], r["target_key"])]
+            assert (text.source, text.target, text.keywords, text.description) == (
+                r["a"], r["b"], r["keywords"], r["description"])
+        assert lookups.relation_texts(store, []) == {}

@@ -100,8 +100,9 @@ def _matching(store: Store, key: str, pairs: list[tuple[str, str]], terms: tuple
               family: str | None) -> tuple[tuple, tuple] | None:
     """The members (other ends of the right type) and the relations among `pairs` that match the terms."""
     kept: list[tuple[str, str]] = []
+    texts = lookups.relation_texts(store, pairs)
     for s, t in pairs:
-        r = lookups.relation_text(store, s, t)
+        r = texts.get((s, t))
         if r is not None and set(terms) <= {stem(w) for w in re.findall(r"[^\W_]+", f"{r.keywords} {r.description}")}:
             kept.append((s, t))
     others = {(t if s == key else s) for s, t in kept}

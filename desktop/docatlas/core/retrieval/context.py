@@ -249,9 +249,10 @@ def load_entities(store: Store, keys: Sequence[str], sources: dict, cap: int) ->
 
 def load_relations(store: Store, pairs: Sequence[tuple[str, str]], sources: dict, cap: int) -> list[RelationItem]:
     """Relation items in the order of `pairs`, with endpoint names, descriptions cut to `cap` tokens."""
+    texts = lookups.relation_texts(store, pairs)
     out = []
     for s, t in pairs:
-        r = lookups.relation_text(store, s, t)
+        r = texts.get((s, t))
         if r is not None:
             out.append(RelationItem("", s, t, r.source, r.target, r.keywords, truncate(r.description, cap),
                                     r.weight, tuple(sources.get((s, t), ())[:PROVENANCE])))

@@ -7,6 +7,7 @@ usable, the question's own content words stand in. Replies are cached by the LLM
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -66,8 +67,9 @@ def content_words(text: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
+@functools.lru_cache(maxsize=16384)
 def stem(word: str) -> str:
-    """A crude English stem: irregular past forms, then -ing/-ed/-es/-s/-er cut."""
+    """A crude English stem: irregular past forms, then -ing/-ed/-es/-s/-er cut (each word once a process)."""
     w = word.casefold()
     if w in IRREGULAR:
         return IRREGULAR[w]

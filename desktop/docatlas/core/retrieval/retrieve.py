@@ -26,6 +26,7 @@ GRAPH_MODES = ("local", "global", "hybrid", "mix")
 CHUNKS_PER_ITEM = 20  # source chunks read per entity or relation
 PROVENANCE = 3  # source chunks remembered per entity or relation, for references
 SECOND_HOP_READ = 200  # neighbours' relations read per question, nearest neighbours first
+SECOND_HOP_BATCH = 25  # of them read at once
 
 
 @dataclass
@@ -100,13 +101,17 @@ def _second_hop(store: Store, keys: list[str], first: list[tuple[str, str]], the
     rows = [r for r in lookups.relations_touching(store, neighbours) if (r[0], r[1]) not in known
             and not (seeds & {r[0], r[1]})]
     rows.sort(key=lambda r: (min(rank.get(r[0], len(rank)), rank.get(r[1], len(rank))), -r[2]))
-    found = []
-    for s, t, _ in rows[:SECOND_HOP_READ]:
-        text = lookups.relation_text(store, s, t)
-        if text is not None and wanted & {stem(w) for w in content_words(f"{text.keywords} {text.description}")}:
-            found.append((s, t))
-            if len(found) >= limit:
-                break
+    found: list[tuple[str, str]] = []
+    read = [(s, t) for s, t, _ in rows[:SECOND_HOP_READ]]
+    for at in range(0, len(read), SECOND_HOP_BATCH):  # a read per batch, until enough are found
+        batch = read[at:at + SECOND_HOP_BATCH]
+        texts = lookups.relation_texts(store, batch)
+        for s, t in batch:
+            text = texts.get((s, t))
+            if text is not None and wanted & {stem(w) for w in content_words(f"{text.keywords} {text.description}")}:
+                found.append((s, t))
+                if len(found) >= limit:
+                    return found
     return found
 
 

@@ -92,18 +92,27 @@ def entity_texts(store: Store, keys: Sequence[str]) -> dict[str, EntityText]:
     return {r["key"]: EntityText(r["key"], r["name"], r["type"], r["description"]) for r in rows}
 
 
-def relation_text(store: Store, source_key: str, target_key: str) -> RelationText | None:
-    """One relation with its endpoints' names, if it exists."""
-    rows = store.query(
-        "SELECT r.keywords, r.description, r.weight, COALESCE(a.name, r.source_key) AS source, "
-        "COALESCE(b.name, r.target_key) AS target FROM relations r "
-        "LEFT JOIN entities a ON a.key = r.source_key LEFT JOIN entities b ON b.key = r.target_key "
-        "WHERE r.source_key = ? AND r.target_key = ?", (source_key, target_key))
-    if not rows:
-        return None
-    r = rows[0]
-    return RelationText(source_key, target_key, r["source"], r["target"], r["keywords"], r["description"],
-                        float(r["weight"]))
+RELATIONS_A_READ = 400  # pairs a statement (two parameters each, well under SQLite's limit)
+
+
+def relation_texts(store: Store, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], RelationText]:
+    """The relations of `pairs` that exist, with their endpoints' names: one read per 400 pairs."""
+    out: dict[tuple[str, str], RelationText] = {}
+    wanted = list(dict.fromkeys(pairs))
+    for at in range(0, len(wanted), RELATIONS_A_READ):
+        part = wanted[at:at + RELATIONS_A_READ]
+        rows = store.query(
+            f"WITH p(s, t) AS (VALUES {', '.join(['(?, ?)'] * len(part))}) "
+            "SELECT r.source_key, r.target_key, r.keywords, r.description, r.weight, "
+            "COALESCE(a.name, r.source_key) AS source, COALESCE(b.name, r.target_key) AS target "
+            "FROM p JOIN relations r ON r.source_key = p.s AND r.target_key = p.t "
+            "LEFT JOIN entities a ON a.key = r.source_key LEFT JOIN entities b ON b.key = r.target_key",
+            [key for pair in part for key in pair])
+        for r in rows:
+            out[(r["source_key"], r["target_key"])] = RelationText(
+                r["source_key"], r["target_key"], r["source"], r["target"], r["keywords"], r["description"],
+                float(r["weight"]))
+    return out
 
 
 def chunk_sources(store: Store, ids: Sequence[int]) -> dict[int, ChunkSource]:
