@@ -25,4 +25,7 @@ def private_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("DOCATLAS_LOG_DIR", str(root / "logs"))
     monkeypatch.setenv("DOCATLAS_CACHE_DIR", str(root / "cache"))
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    from docatlas.core.llm import steady_context
+
+    steady_context.forget()  # the contexts asked of models by earlier tests (a port can be reused)
     return root

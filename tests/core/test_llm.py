@@ -371,3 +371,21 @@ def test_fake_generate_and_pull_match_the_official_client(fake_ollama: FakeOllam
     assert info.value.status_code == 404
     assert info.value.error == 'model "nope" not found, try pulling it first'
     client.close()
+
+
+def test_a_model_is_asked_for_the_same_context_after_a_longer_prompt(fake_ollama: FakeOllama) -> None:
+    """Ollama reloads a model for every change of num_ctx, so a shorter prompt asks no less than before:
+    the next question's client too (the window makes one a question), but never over a lower cap."""
+    first = make(fake_ollama)
+    first.chat(ASK)
+    first.chat([{"role": "user", "content": words(5000)}])
+    first.chat(ASK)
+    make(fake_ollama).chat(ASK)
+    asked = [b["options"]["num_ctx"] for b in chat_bodies(fake_ollama)]
+    assert asked[0] == 3072 and asked[1] > 3072 and asked[1:] == [asked[1]] * 3
+    assert fake_ollama.reloads == 1  # the one growth
+    make(fake_ollama, max_context=4096).chat(ASK)
+    assert chat_bodies(fake_ollama)[-1]["options"]["num_ctx"] == 4096
+    fake_ollama.models["other:1b"] = {"context_length": 8192, "family": "llama"}
+    make(fake_ollama, model="other:1b").chat(ASK)  # another model starts from its own need
+    assert chat_bodies(fake_ollama)[-1]["options"]["num_ctx"] == 3072

@@ -236,3 +236,16 @@ def test_a_full_disk_stops_with_a_clear_message_and_keeps_finished_work(model, s
         run(store, [corpus], settings_for(model))
     assert store.query("SELECT status FROM documents WHERE path LIKE '%alpha.txt'")[0]["status"] == "done"
     assert store.query("SELECT COUNT(*) AS n FROM entities")[0]["n"] > 0
+
+
+def test_a_model_is_never_asked_for_less_context_during_a_run(model, store, tmp_path):
+    """Ollama reloads a model whenever a call asks for another num_ctx: a long chunk's context is
+    asked again for the short one after it and for every gleaning round."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a_long.txt").write_text(long_document(150), encoding="utf-8")
+    (docs / "b_short.txt").write_text("Ada Byron wrote to Alan Turing.", encoding="utf-8")
+    run(store, [docs], settings_for(model, ollama__parallel=1))
+    asked = [r["body"]["options"]["num_ctx"] for r in chat_requests(model)]
+    assert len(asked) >= 4 and asked == sorted(asked)  # never less than before
+    assert model.reloads == len(set(asked)) - 1  # one reload a growth, none back

@@ -42,6 +42,7 @@ from docatlas.core.llm.protocol import (
     strip_think,
 )
 from docatlas.core.llm.repetition import RepetitionGuard
+from docatlas.core.llm.steady_context import steady_context
 from docatlas.core.llm.token_sink import TokenSink as _TokenSink
 from docatlas.core.llm.transport import normalize_host
 
@@ -133,7 +134,8 @@ class OllamaLLM:
                 self.cache.put(key, model, reply.text)
             return replace(reply, seconds=time.monotonic() - started)
         ours = _prompt_tokens(messages)  # counted once: the context asked for, and the learned ratio
-        options["num_ctx"] = self._context_for(ours, len(messages), predict, model)
+        options["num_ctx"] = steady_context(self.host, model, self._context_for(ours, len(messages), predict, model),
+                                            self._cap(model))
 
         def attempt() -> tuple[str, int, int, str]:
             if sink is not None:
@@ -191,7 +193,7 @@ class OllamaLLM:
         """`num_ctx` for a prompt of `ours` tokens (our count) in `messages` messages."""
         name = model or self.model
         prompt = math.ceil((ours + MESSAGE_OVERHEAD * messages) * self.ratios.factor(name, SAFETY))
-        cap = min(self.context_length(name), self.settings.max_context)
+        cap = self._cap(name)
         if prompt > cap:
             raise LLMError(
                 f"The prompt needs about {prompt} tokens but {name} can use at most {cap}; "
@@ -200,6 +202,10 @@ class OllamaLLM:
         room = num_predict if num_predict > 0 else self.settings.num_predict  # -1: unlimited
         wanted = max(MIN_CONTEXT, math.ceil((prompt + room) / 1024) * 1024)
         return min(wanted, cap)
+
+    def _cap(self, model: str) -> int:
+        """The most context `model` may be asked for: its trained length, capped by the setting."""
+        return min(self.context_length(model), self.settings.max_context)
 
     def embed(self, texts: list[str], model: str | None = None) -> list[list[float]]:
         """One embedding per text, with the embedding model unless another is given."""
