@@ -16,7 +16,6 @@ from docatlas.core.retrieval.context import Context
 from docatlas.core.storage import context as lookups
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.metadata import byline, metadata_of
-from docatlas.core.storage.read_models import page_of
 
 _BRACKETS = re.compile(r"\[([^\[\]]{1,80})\]")
 _LABEL = re.compile(r"\b([ERCPK]\d{1,4})\b")
@@ -102,7 +101,7 @@ def _load(store: Store, ids: Sequence[int], labels: dict[int, str], cited: Itera
             quote = r.text[span[0]:span[1]]
             if r.char_start is not None:
                 start, end = r.char_start + span[0], r.char_start + span[1]
-                page = page_of(store, r.document_id, start, r.page_start) if r.page_start is not None else None
+                page = lookups.page_of(store, r.document_id, start, r.page_start) if r.page_start is not None else None
         out.append(Reference(i, r.document_id, r.path, r.title, page, r.page_end, r.idx, r.text,
                              labels.get(i, ""), i in cited, byline(meta.get(r.document_id, {})), start, end, quote,
                              r.page_start))

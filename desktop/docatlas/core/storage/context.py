@@ -135,3 +135,10 @@ def chunks_mentioning(store: Store, keys: Sequence[str], limit: int) -> list[int
         f"SELECT chunk_id, COUNT(*) AS n FROM chunk_entities WHERE key IN ({_marks(keys)}) "
         "GROUP BY chunk_id ORDER BY n DESC, chunk_id LIMIT ?", [*keys, limit])
     return [r["chunk_id"] for r in rows]
+
+
+def page_of(store: Store, document_id: int, position: int, fallback: int | None) -> int | None:
+    """The page holding `position` of a document's text; `fallback` when its pages are unknown."""
+    rows = store.query("SELECT number FROM document_pages WHERE document_id = ? AND start <= ?"
+                       " ORDER BY start DESC LIMIT 1", (document_id, position))
+    return rows[0]["number"] if rows else fallback

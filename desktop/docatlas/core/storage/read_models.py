@@ -236,10 +236,3 @@ def document_text(store: Store, document_id: int, start: int, end: int) -> str:
         position = max(position, row["char_end"])
     text = "".join(parts)
     return text[max(start - first, 0):max(end - first, 0)]
-
-
-def page_of(store: Store, document_id: int, position: int, fallback: int | None) -> int | None:
-    """The page holding `position` of a document's text; `fallback` when its pages are unknown."""
-    rows = store.query("SELECT number FROM document_pages WHERE document_id = ? AND start <= ?"
-                       " ORDER BY start DESC LIMIT 1", (document_id, position))
-    return rows[0]["number"] if rows else fallback
