@@ -2,11 +2,11 @@
 
 Used to size prompts and chunks; the model's own tokenizer may differ, which callers allow for.
 tiktoken is imported on the first count that needs it, not when this module is: a command or
-a window that counts nothing never pays for it; one that will count soon can `preload` it in a
-background thread. The first PYTHON_CHARS characters a process counts before that go through
-`bpe.PythonBPE` instead, the same tokens without building tiktoken's encoder (0.14 s): a
-`query` never builds it. The parsed token ranks are kept in the cache dir (`marshal`, checked
-by digest): reading them back takes a third of the parse, in every process that counts.
+a window that counts nothing never pays for it. The first PYTHON_CHARS characters a process
+counts go through `bpe.PythonBPE` instead, the same tokens without building tiktoken's encoder
+(0.14 s): a `query` never builds it. The parsed token ranks are kept in the cache dir
+(`marshal`, checked by digest): reading them back takes a third of the parse, in every process
+that counts.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def get_encoding() -> tiktoken.Encoding:
     global _encoding
     encoding = _encoding
     if encoding is None:
-        with _encoding_lock:  # a preload thread may be building it: wait for that one
+        with _encoding_lock:  # another thread may be building it: wait for that one
             if _encoding is None:
                 import tiktoken
 
@@ -161,22 +161,6 @@ def _forget_encoding() -> None:
 
 
 get_encoding.cache_clear = _forget_encoding  # type: ignore[attr-defined]  # as functools.cache spells it
-
-
-def preload() -> None:
-    """Start building the tokenizer in a background thread, for a command that counts soon.
-
-    It runs while the caller waits on the model or the database; a failure is left for the
-    caller's own first count to report."""
-    if _encoding is None:
-        threading.Thread(target=_preload, name="tokenizer", daemon=True).start()
-
-
-def _preload() -> None:
-    try:
-        get_encoding()
-    except Exception:  # reported by the first count in the caller's thread, in its own words
-        pass
 
 
 @functools.lru_cache(maxsize=2048)
