@@ -210,3 +210,24 @@ def test_bad_requests_are_user_errors(model, store):
         ask(store, client(model), QUESTION, settings_for(model), mode="fast")
     with pytest.raises(QueryError, match="empty"):
         ask(store, client(model), "   ", settings_for(model))
+
+
+def test_a_question_asks_one_context_for_its_keyword_call_and_its_answer(model, tmp_path):
+    """Ollama reloads a model whenever a call's num_ctx changes: each question in a process of its own
+    (as `docatlas query` asks) must not load the model twice, nor again for the next question."""
+    from docatlas.core.llm import steady_context
+
+    big = {name: [(text * 20, p0, p1, ents, rels) for text, p0, p1, ents, rels in chunks]
+           for name, chunks in CORPUS.items()}  # an answer's context far longer than its keyword prompt
+    with open_store(tmp_path) as store:
+        embedded(build_graph(store, big), model)
+        for question in (QUESTION, "Where is Harbor Analytics based, and who works there?"):
+            steady_context.forget()  # a new process knows nothing of what the last one asked
+            answer = ask(store, client(model, store), question, settings_for(model), mode="mix", use_cache=False)
+            assert answer.keywords is not None and answer.context.chunks
+    asked = [b["options"]["num_ctx"] for b in chat_requests(model)]
+    assert len(asked) == 4 and len(set(asked)) == 1 and model.reloads == 0
+    longest = max(answer_requests(model), key=lambda b: sum(len(m["content"]) for m in b["messages"]))
+    prompt = sum(count_tokens(m["content"]) for m in longest["messages"])
+    assert prompt > 1000  # longer than the keyword prompt
+    assert (prompt + 64 * len(longest["messages"])) * 1.1 + longest["options"]["num_predict"] <= asked[0]

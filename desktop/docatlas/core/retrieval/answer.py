@@ -23,7 +23,7 @@ from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.store import query_prompts
 from docatlas.core.retrieval import aggregate
 from docatlas.core.retrieval.absent import absent_answer, declined, unknown_names
-from docatlas.core.retrieval.budget import context_window, free_room, reply_room
+from docatlas.core.retrieval.budget import context_window, free_room, reply_room, split
 from docatlas.core.retrieval.cache import answer_key, answer_version, get_answer, put_answer
 from docatlas.core.retrieval.context import ChunkItem, Context, build_context, fill_budget, render
 from docatlas.core.retrieval.conversation import history_text, recent_history
@@ -162,6 +162,7 @@ def ask(
         put_answer(store, key, question, mode, version, {**answer.to_json(), "context_text": context.text,
                                                          "context_tokens": context.tokens})
         return answer
+    _reserve_answer_context(llm, turns, question, q, prompts[f"answer_{mode}"], mode, room(), reply_tokens)
     if mode == "community":
         if has_reports(store):
             context, found_warnings = _community_context(store, llm, question, settings, window, room(), cancel)
@@ -194,6 +195,21 @@ def ask(
     payload = {**answer.to_json(), "context_text": context.text, "context_tokens": context.tokens}
     put_answer(store, key, question, mode, version, payload)
     return answer
+
+
+HEADINGS_SLACK = 64  # tokens of the context's headings and joins beyond its parts' budgets
+
+
+def _reserve_answer_context(llm: LLM, turns: Sequence[dict], question: str, q: QuerySettings, template: str | None,
+                            mode: str, room: int, reply_tokens: int) -> None:
+    """Have the keyword call ask the context the answer will: Ollama reloads a model whenever a
+    call's num_ctx changes, which made every question load the model twice."""
+    reserve = getattr(llm, "reserve_context", None)
+    if not callable(reserve):
+        return
+    messages = answer_messages("", turns, question, q.response_type, template)
+    context = min(room, split(q, mode, room).total) + HEADINGS_SLACK
+    reserve(sum(count_tokens(str(m.get("content") or "")) for m in messages) + context, len(messages), reply_tokens)
 
 
 def _from_the_graph(store: Store, question: str, mode: str, q: QuerySettings,
