@@ -27,23 +27,18 @@ class PythonBPE:
 
     def tokens(self, text: str) -> list[bytes]:
         """The bytes of each token of `text`, in order."""
-        out: list[bytes] = []
-        for piece in self._split(_encodable(text)):
-            parts = self._pieces.get(piece)
-            if parts is None:
-                parts = self._pieces[piece] = self._merge(piece.encode("utf-8"))
-            out.extend(parts)
-        return out
+        return [token for piece in self._split(_encodable(text)) for token in self._parts(piece)]
 
     def count(self, text: str) -> int:
         """How many tokens `text` has."""
-        total = 0
-        for piece in self._split(_encodable(text)):
-            parts = self._pieces.get(piece)
-            if parts is None:
-                parts = self._pieces[piece] = self._merge(piece.encode("utf-8"))
-            total += len(parts)
-        return total
+        return sum(len(self._parts(piece)) for piece in self._split(_encodable(text)))
+
+    def _parts(self, piece: str) -> tuple[bytes, ...]:
+        """The tokens of one piece of the split, merged once a process."""
+        parts = self._pieces.get(piece)
+        if parts is None:
+            parts = self._pieces[piece] = self._merge(piece.encode("utf-8"))
+        return parts
 
     def _merge(self, piece: bytes) -> tuple[bytes, ...]:
         """Byte-pair merge of one piece into tokens.

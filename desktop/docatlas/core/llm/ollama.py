@@ -203,18 +203,18 @@ class OllamaLLM:
         wanted = max(MIN_CONTEXT, math.ceil((prompt + room) / 1024) * 1024)
         return min(wanted, cap)
 
-    def reserve_context(self, prompt_tokens: int, messages: int, num_predict: int) -> None:
-        """Ask every later call for at least what a prompt of `prompt_tokens` (our count) will need.
+    def reserve_context(self, messages: list[dict], more_tokens: int, num_predict: int) -> None:
+        """Ask every later call for at least what `messages` with `more_tokens` added will need.
 
         A question's keyword call then asks the context its answer will, so Ollama loads the
         model once for both (`steady_context`); a prompt too long for the model is left to the
         call itself to refuse."""
         if self.pool is not None:
             for host in self.pool.hosts:
-                host.member.reserve_context(prompt_tokens, messages, num_predict)
+                host.member.reserve_context(messages, more_tokens, num_predict)
             return
         try:
-            wanted = self._context_for(prompt_tokens, messages, num_predict, self.model)
+            wanted = self._context_for(_prompt_tokens(messages) + more_tokens, len(messages), num_predict, self.model)
         except LLMError:
             return
         steady_context(self.host, self.model, wanted, self._cap(self.model))

@@ -144,7 +144,7 @@ def ask(
 
     def room() -> int:
         """Room for the context under the answer prompt(s) this question may end up with (community may
-        fall back to global); counted when first needed, after the keyword call if there is one."""
+        fall back to global); counted when first needed."""
         return min(free_room(window, answer_messages("", turns, question, q.response_type, prompts[f"answer_{m}"]),
                              reply_tokens) for m in ({mode, "global"} if mode == "community" else {mode}))
 
@@ -162,10 +162,12 @@ def ask(
         put_answer(store, key, question, mode, version, {**answer.to_json(), "context_text": context.text,
                                                          "context_tokens": context.tokens})
         return answer
-    _reserve_answer_context(llm, turns, question, q, prompts[f"answer_{mode}"], mode, room(), reply_tokens)
+    context_room = room()
+    _reserve_answer_context(llm, turns, question, q, prompts[f"answer_{mode}"], mode, context_room, reply_tokens)
     if mode == "community":
         if has_reports(store):
-            context, found_warnings = _community_context(store, llm, question, settings, window, room(), cancel)
+            context, found_warnings = _community_context(store, llm, question, settings, window, context_room,
+                                                         cancel)
             warnings += found_warnings
         else:
             used_mode = "global"
@@ -178,7 +180,7 @@ def ask(
         vecs, found_warnings = question_vectors(store, llm, settings.ollama.embed_model, used_mode,
                                                 question, keywords)
         warnings += found_warnings
-        context = build_context(store, used_mode, question, keywords, vecs, q, room())
+        context = build_context(store, used_mode, question, keywords, vecs, q, context_room)
     _check(cancel)
 
     if context.empty:
@@ -208,8 +210,7 @@ def _reserve_answer_context(llm: LLM, turns: Sequence[dict], question: str, q: Q
     if not callable(reserve):
         return
     messages = answer_messages("", turns, question, q.response_type, template)
-    context = min(room, split(q, mode, room).total) + HEADINGS_SLACK
-    reserve(sum(count_tokens(str(m.get("content") or "")) for m in messages) + context, len(messages), reply_tokens)
+    reserve(messages, split(q, mode, room).total + HEADINGS_SLACK, reply_tokens)
 
 
 def _from_the_graph(store: Store, question: str, mode: str, q: QuerySettings,
