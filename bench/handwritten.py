@@ -248,6 +248,26 @@ class DocAtlasIVF(Contender):
             vector_index.refresh(store, KIND, MODEL, force=True)
 
 
+class DocAtlasCandidates(DocAtlasIVF):
+    """The same file's int8 candidates alone (`ivf.candidates`, no SQL rescore): like for like with faiss IVF-SQ8."""
+
+    name = "DocAtlas IVF int8 alone (no rescore)"
+
+    def open(self, dim: int):
+        from docatlas.core.retrieval import ivf, vector_index
+
+        path = next((self.folder / "docatlas.sqlite.vectors").glob("*.ivf"))
+        with open(path, "rb") as file:
+            head = ivf.read_head(file)  # read once a process, as vector_index keeps it
+
+        def search(q: np.ndarray) -> list[int]:
+            with open(path, "rb") as file:  # opened per question, as a search does
+                keys = ivf.candidates(file, head, q, vector_index.PROBES)[:10]
+            return [int(k) - 1 for k in keys]  # key k is row k - 1: rows were inserted in order from key 1
+
+        return search
+
+
 class USearch(Contender):
     """usearch HNSW, int8 cosine, opened as a memory-mapped view for queries."""
 
@@ -411,7 +431,8 @@ class NumpyScanF16(NumpyScan):
         return matrix.astype(np.float16), np.ones(len(matrix), dtype=np.float32)
 
 
-CONTENDERS = {c.__name__: c for c in (DocAtlasIVF, USearch, USearchF16, HnswLib, FaissIVF, NumpyScan, NumpyScanF16)}
+CONTENDERS = {c.__name__: c for c in (DocAtlasIVF, DocAtlasCandidates, USearch, USearchF16, HnswLib, FaissIVF,
+                                      NumpyScan, NumpyScanF16)}
 
 
 def vectors_child(step: str, name: str, folder: str) -> dict:
@@ -465,7 +486,7 @@ def bench_vectors(n: int, dim: int, n_queries: int, names: list[str]) -> None:
               f"p50 | p95 | recall@10 | RSS growth over the queries (anon + file) | add {CHURN:,} + delete {CHURN:,} "
               "and write")
         for name in names:
-            if name == "DocAtlasIVF":
+            if issubclass(CONTENDERS[name], DocAtlasIVF):
                 child("vectors", "prepare", name, folder)
             built = child("vectors", "build", name, folder)
             asked = child("vectors", "query", name, folder)
