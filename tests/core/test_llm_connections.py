@@ -202,10 +202,10 @@ def test_clients_share_one_tls_context_and_httpx_brings_no_command_line_tool() -
     plain = transport.new_client(settings, "http://127.0.0.1:9")
     first = transport.new_client(settings, "https://gpu1.lan:11434")
     second = transport.new_client(settings, "https://gpu2.lan:11434")
-    contexts = {id(c._client._transport._pool._ssl_context) for c in (first, second)}
+    contexts = {id(c._client._client._transport._pool._ssl_context) for c in (first, second)}
     assert contexts == {id(transport.shared_tls_context())}
     assert transport.shared_tls_context().verify_mode.name == "CERT_REQUIRED"  # still verified
-    untrusting = plain._client._transport._pool._ssl_context
+    untrusting = plain._client._client._transport._pool._ssl_context
     assert untrusting is not transport.shared_tls_context()
     assert untrusting.verify_mode.name == "CERT_REQUIRED" and untrusting.cert_store_stats()["x509_ca"] == 0
     proxied = OllamaSettings(host="http://127.0.0.1:9", proxy="https://proxy.lan:3128")

@@ -1,7 +1,8 @@
 """Our Ollama API client against the official `ollama` package, through the same test server.
 
-DocAtlas speaks Ollama's API itself (`core/llm/ollama_http.py`); the official client is the
-reference for what a request holds and how a reply or an error reads. Each test makes the same
+Every call DocAtlas makes goes through the official client (`core/llm/ollama_http.py` wraps
+`ollama.Client`); these tests prove it by the User-Agent the server sees, and check that the
+wrapper's requests, replies and errors are the official client's own. Each test makes the same
 call with both, on one server, and compares the bodies the server received and what came back.
 """
 
@@ -112,9 +113,9 @@ def test_a_reply_of_the_wrong_shape_is_not_taken_for_ollama():
     client = OllamaHTTP(f"http://127.0.0.1:{server.server_address[1]}", timeout=httpx.Timeout(5.0),
                         transport=httpx.HTTPTransport())
     try:
-        with pytest.raises(NotAnObject, match="no list of embeddings"):
+        with pytest.raises(NotAnObject, match=r"no list of embeddings|not what Ollama"):
             client.embed(model=EMBED_MODEL, input=["alpha"])
-        with pytest.raises(NotAnObject, match="no list of models"):
+        with pytest.raises(NotAnObject, match=r"no list of models|not what Ollama"):
             client.tags()
     finally:
         client.close()
@@ -149,3 +150,22 @@ def test_a_redirect_is_not_followed_and_the_text_goes_nowhere_else(fake_ollama: 
         llm.close()
         server.shutdown()
         server.server_close()
+
+
+def test_every_call_of_a_real_ingest_and_query_goes_through_the_official_client(fake_ollama: FakeOllama, tmp_path):
+    """A real `docatlas ingest` and `query` process: the server sees only the official client's agent."""
+    import os
+    import subprocess
+    import sys
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "note.txt").write_text("Maria Lopez founded Harbor Analytics in Porto. Jonas Weber joined her.")
+    env = {**os.environ, "DOCATLAS_DATA_DIR": str(tmp_path / "ws"), "OLLAMA_HOST": fake_ollama.url}
+    for args in (["ingest", str(docs), "--model", CHAT_MODEL, "--embed-model", EMBED_MODEL],
+                 ["query", "Who founded Harbor Analytics?", "--json"]):
+        subprocess.run([sys.executable, "-m", "docatlas", *args], env=env, capture_output=True, timeout=120)
+    agents = {(r["path"], r["agent"]) for r in fake_ollama.requests}
+    paths = {path for path, _ in agents}
+    assert {"/api/chat", "/api/embed"} <= paths
+    assert all((agent or "").startswith("ollama-python/") for _, agent in agents), agents

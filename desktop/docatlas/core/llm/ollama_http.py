@@ -1,72 +1,62 @@
-"""Ollama's REST API over one httpx client: the six endpoints DocAtlas uses, as plain dicts.
+"""Ollama's API through the official `ollama` client: the endpoints DocAtlas uses, as plain dicts.
 
-Our own client, not the official `ollama` package: that package builds some thirty pydantic
-models as it is imported (about 0.3 s of CPU in every process that calls a model, much of it
-in Rust holding the GIL, which froze the window at the start of a run) and validates every
-reply into them, while DocAtlas reads six endpoints' JSON. The requests are the official
-client's, field for field, with its headers (`tests/core/test_llm_official.py` sends both
-through the test server and compares): JSON in and out, `OLLAMA_API_KEY` sent as a bearer
-token when it is set. Unlike it, a redirect is never followed: the documents' text goes to the
-configured host and nowhere else, and a reply that sends us elsewhere is not Ollama's.
+Every call to Ollama goes through `ollama.Client` (the design card's client). This wrapper
+adds what DocAtlas needs around it, without touching the client's internals:
 
-A streamed reply (chat, pull) is read as it arrives, one `json.loads` a line, and a chat is
-read to its end after its `done` line, so the connection is kept for the next call (a reply
-stopped early, by the loop check or a cancel, closes its connection instead).
+- the httpx settings are ours, handed to the client as it allows (`timeout`, a `transport`
+  whose sockets a cancel can shut, `trust_env=False` so no environment proxy is used, and
+  `follow_redirects=False`: the documents' text goes to the configured host and nowhere else;
+  a redirect is read as a server that does not speak Ollama's API);
+- replies become plain dicts (the callers read a handful of fields; `model_dump` of the
+  client's own models, without the unset ones);
+- a streamed chat is read to its end after its `done` line, so the connection goes back to the
+  pool for the next call (a reply stopped early, by the loop check or a cancel, closes its
+  connection instead);
+- errors keep one meaning for `failures`: Ollama's error (an HTTP error status, or a line with
+  "error") is `chat_lines.ResponseError` with the server's message and status; a reply that is
+  not JSON is `json.JSONDecodeError` and JSON of the wrong shape is `NotAnObject` (both: the
+  host does not speak Ollama's API); transport faults stay httpx exceptions, or the builtin
+  `ConnectionError` the client raises for a refused connection.
 
-Errors, as the official client raises them: an HTTP error status, or a line or reply with
-"error", is `ResponseError` (the server's message and status); a reply that is not JSON is
-`json.JSONDecodeError`, and JSON of the wrong shape is `NotAnObject` (both: the host does not
-speak Ollama's API); transport faults stay raw httpx exceptions.
+`ollama` is imported when the first client is made, so `--version`, `status` and the lock
+check never load it.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import platform
-from collections.abc import Iterator
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 
-from docatlas import __version__
-from docatlas.core.llm.chat_lines import NotAnObject, ResponseError, parse_line
-
-
-def _headers() -> dict[str, str]:
-    """The official client's headers, with DocAtlas's name in the user agent."""
-    headers = {
-        "content-type": "application/json",
-        "accept": "application/json",
-        "user-agent": f"docatlas/{__version__} ({platform.machine()} {platform.system().lower()}) "
-                      f"Python/{platform.python_version()}",
-    }
-    if api_key := os.environ.get("OLLAMA_API_KEY"):
-        headers["authorization"] = f"Bearer {api_key}"
-    return headers
+from docatlas.core.llm.chat_lines import NotAnObject, ResponseError
 
 
 class OllamaHTTP:
-    """One Ollama host's API; thread-safe (httpx's pool keeps a connection per call in flight)."""
+    """One Ollama host's API over one `ollama.Client`; thread-safe (httpx's pool keeps a
+    connection per call in flight)."""
 
     def __init__(self, host: str, *, timeout: httpx.Timeout, transport: httpx.BaseTransport) -> None:
-        self._client = httpx.Client(base_url=host, timeout=timeout, transport=transport, trust_env=False,
-                                    follow_redirects=False, headers=_headers())
+        import ollama  # lazily: its pydantic models cost ~0.3 s: only a process that calls a model pays
+
+        self._official = ollama
+        self._client = ollama.Client(host=host, timeout=timeout, transport=transport, trust_env=False,
+                                     follow_redirects=False)
 
     def close(self) -> None:
         """Close every connection."""
-        self._client.close()
+        self._client._client.close()  # ollama.Client has no close of its own; this is its httpx client
 
     def chat(self, *, model: str, messages: list[dict], think: bool | None = None,
              format: dict | str | None = None, options: dict | None = None) -> Iterator[dict]:
         """A streamed chat reply: each line as a dict, the last one with `done`."""
-        body = {"model": model, "stream": True, "options": options, "format": format,
-                "messages": messages, "tools": [], "think": think}
-        return self._chat_lines(_without_none(body))
+        return self._chat_lines(lambda: self._client.chat(model=model, messages=messages, stream=True,
+                                                          think=think, format=format, options=options))
 
     def embed(self, *, model: str, input: list[str]) -> list[list[float]]:
         """One embedding per text."""
-        embeddings = self._reply("POST", "/api/embed", {"model": model, "input": input}).get("embeddings")
+        embeddings = self._reply(lambda: self._client.embed(model=model, input=input)).get("embeddings")
         try:
             if not isinstance(embeddings, list) or not all(isinstance(e, list) for e in embeddings):
                 raise TypeError(embeddings)
@@ -76,83 +66,67 @@ class OllamaHTTP:
 
     def show(self, model: str) -> dict:
         """The model's facts (`model_info`, `capabilities`)."""
-        return self._reply("POST", "/api/show", {"model": model})
+        return self._reply(lambda: self._client.show(model))
 
     def tags(self) -> list[dict]:
         """The installed models as Ollama lists them (`model`, `size`, `details`)."""
-        models = self._reply("GET", "/api/tags").get("models")
+        models = self._reply(self._client.list).get("models")
         if not isinstance(models, list) or not all(isinstance(m, dict) for m in models):
             raise NotAnObject("the tags reply holds no list of models")
         return models
 
     def pull(self, model: str) -> Iterator[dict]:
         """Have Ollama download `model`: its progress lines (`status`, `completed`, `total`)."""
-        with self._client.stream("POST", "/api/pull", json={"model": model, "stream": True,
-                                                             "insecure": False}) as response:
-            _raise_for_status(response)
-            yield from _parts(response)
+        with self._errors():
+            for part in self._client.pull(model, stream=True):
+                yield _as_dict(part)
 
-    def _reply(self, method: str, path: str, body: dict | None = None) -> dict:
-        """One JSON object for one request."""
-        response = self._client.request(method, path, json=body)
-        _raise_for_status(response)
-        reply = json.loads(response.content)
-        if not isinstance(reply, dict):
-            raise NotAnObject("the reply is not a JSON object")
-        if err := reply.get("error"):
-            raise ResponseError(str(err), response.status_code)
-        return reply
+    def _reply(self, call: Callable[[], Any]) -> dict:
+        """One reply of the client as a dict."""
+        with self._errors():
+            return _as_dict(call())
 
-    def _chat_lines(self, body: dict) -> Iterator[dict]:
-        with self._client.stream("POST", "/api/chat", json=body) as response:
-            _raise_for_status(response)
-            parts = _parts(response)
-            for part in parts:
-                if part.get("done"):
-                    _drain(parts)
-                    yield part
-                    return
-                yield part
+    def _chat_lines(self, start: Callable[[], Iterator[Any]]) -> Iterator[dict]:
+        with self._errors():
+            parts = start()
+            try:
+                for part in parts:
+                    line = _as_dict(part)
+                    if line.get("done"):
+                        _drain(parts)
+                        yield line
+                        return
+                    yield line
+            finally:
+                parts.close()
 
-
-def _without_none(body: dict) -> dict:
-    """The body without its unset fields, as the official client sends it."""
-    return {k: v for k, v in body.items() if v is not None}
-
-
-def _raise_for_status(response: httpx.Response) -> None:
-    """An HTTP error status as `ResponseError`, with the server's own message; a redirect as
-    `NotAnObject` (Ollama never redirects, and the text is not sent on)."""
-    if response.is_redirect:
-        raise NotAnObject(f"the server answered {response.status_code} and pointed elsewhere")
-    if response.is_error:
-        response.read()
-        raise ResponseError(response.text, response.status_code)
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """The client's errors as DocAtlas reads them (see the module's docstring)."""
+        try:
+            yield
+        except self._official.ResponseError as exc:
+            if 300 <= exc.status_code < 400:
+                raise NotAnObject(f"the server answered {exc.status_code} and pointed elsewhere") from None
+            raise ResponseError(str(exc.error), exc.status_code) from None
+        except (AttributeError, TypeError) as exc:  # a line or reply that is JSON but no object
+            raise NotAnObject("the reply is not a JSON object") from exc
+        except ValueError as exc:
+            if type(exc).__name__ == "ValidationError":  # pydantic's: JSON of the wrong shape
+                raise NotAnObject("the reply is not what Ollama's API sends") from None
+            raise
 
 
-def _parts(response: httpx.Response) -> Iterator[dict]:
-    """The reply's lines as dicts, as the bytes arrive.
-
-    An uncompressed body (what Ollama sends) is read from the response's own stream, two
-    generator layers and a chunker fewer per streamed line than `iter_bytes`; transport
-    faults still arrive as httpx exceptions.
-    """
-    rest = b""
-    stream: Any = response.stream if "content-encoding" not in response.headers else response.iter_bytes()
-    for data in stream:
-        *lines, rest = (rest + data).split(b"\n") if rest else data.split(b"\n")
-        for line in lines:
-            if part := parse_line(line):
-                yield part
-    if part := parse_line(rest):
-        yield part
+def _as_dict(reply: Any) -> dict:
+    """A reply model of the client as the JSON Ollama sent (fields it left unset left out)."""
+    return reply.model_dump(by_alias=True, exclude_none=True)
 
 
-def _drain(parts: Iterator[dict]) -> None:
+def _drain(parts: Iterator[Any]) -> None:
     """Read what follows the `done` line (normally only the end of the stream): the
     connection goes back to the pool. The reply is complete, so a fault here loses nothing."""
     try:
         for _ in parts:
             pass
-    except (httpx.HTTPError, ValueError, ResponseError):
-        pass  # the connection is closed instead of kept
+    except Exception:  # the connection is closed instead of kept
+        pass
