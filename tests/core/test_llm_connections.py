@@ -16,7 +16,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from docatlas.core.base.errors import Cancelled, OllamaUnreachable
 from docatlas.core.base.settings import OllamaSettings
 from docatlas.core.llm import failures, transport
-from docatlas.core.llm.chat_lines import NotAnObject, count_of, parse_line, piece_of
+from docatlas.core.llm.chat_lines import NotAnObject, ResponseError, count_of, piece_of
 from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.llm.protocol import MemoryCache
 from fixtures import ollama_fixture
@@ -80,20 +80,16 @@ def test_a_reply_stopped_by_the_loop_check_closes_its_connection_and_the_next_ca
     assert len(cache) == 1  # only the reply that ended by itself is kept
 
 
-def test_a_streamed_line_is_read_as_the_official_client_reads_it() -> None:
-    part = parse_line(b' {"message": {"role": "assistant", "content": "Par"}, "done": false}\r')
-    assert part is not None and piece_of(part) == "Par" and not part["done"]
-    assert parse_line(b"  ") is None
+def test_a_reply_part_and_the_errors_read_as_the_official_client_gives_them() -> None:
+    part = {"message": {"role": "assistant", "content": "Par"}, "done": False}
+    assert piece_of(part) == "Par" and not part["done"]
     assert piece_of({"message": None, "done": True}) == ""
     assert count_of({"eval_count": 12}, "eval_count") == 12 and count_of({"eval_count": "many"}, "eval_count") == 0
-    with pytest.raises(NotAnObject) as info:
-        parse_line(b"[1, 2]")
-    assert failures.kind(info.value) == "stream"  # retried, then named
-    error = failures.user_error(info.value, "http://127.0.0.1:11434", "qwen2.5:7b", 5.0)
+    not_ollama = NotAnObject("a streamed line is not a JSON object")
+    assert failures.kind(not_ollama) == "stream"  # retried, then named
+    error = failures.user_error(not_ollama, "http://127.0.0.1:11434", "qwen2.5:7b", 5.0)
     assert isinstance(error, OllamaUnreachable) and "did not answer like Ollama" in error.message
-    with pytest.raises(Exception) as raised:
-        parse_line(b'{"error": "model runner crashed"}')
-    assert failures.kind(raised.value) == "server"
+    assert failures.kind(ResponseError("model runner crashed")) == "server"
 
 
 def test_a_slot_is_held_around_the_model_call_alone(fake_ollama: FakeOllama) -> None:

@@ -1,9 +1,8 @@
-"""Ollama's streamed reply lines as plain dicts, and the error Ollama answers with.
+"""The errors DocAtlas reads Ollama's replies by, and the fields it reads from a reply part.
 
-Each NDJSON line is one `json.loads` (no model class per line: a few milliseconds a call under
-the GIL with four calls in flight). A line with "error" is `ResponseError`; a line that is not
-JSON is a `json.JSONDecodeError` and one that is JSON but not an object is `NotAnObject` (both:
-the host does not speak Ollama's API). `ollama_http` reads the lines off the connection.
+`ollama_http` turns the official client's `ResponseError` into this module's (the same
+message and status), and a reply that is JSON of the wrong shape into `NotAnObject`, so
+`failures` can name them without importing the client.
 """
 
 from __future__ import annotations
@@ -34,19 +33,6 @@ class ResponseError(Exception):
 
     def __str__(self) -> str:
         return f"{self.error} (status code: {self.status_code})"
-
-
-def parse_line(line: bytes) -> dict | None:
-    """One streamed line as a dict (None for a blank one); an "error" line raises `ResponseError`."""
-    line = line.strip()
-    if not line:
-        return None
-    part = json.loads(line.decode("utf-8", "replace"))
-    if not isinstance(part, dict):
-        raise NotAnObject("a streamed line is not a JSON object")
-    if err := part.get("error"):
-        raise ResponseError(str(err))
-    return part
 
 
 def piece_of(part: dict) -> str:
