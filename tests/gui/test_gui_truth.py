@@ -28,7 +28,7 @@ def test_a_retried_call_is_said_in_the_stage_label_and_the_status_bar(qtbot, mak
 
 
 def test_the_title_shows_the_percentage_and_the_name_once(qtbot, make_window, server, tmp_path):
-    server.latency = 0.01
+    server.latency = 0.05  # the run lasts past several redraws (four a second)
     window = make_window(chunking__chunk_tokens=80, chunking__overlap_tokens=8)
     (tmp_path / "long.txt").write_text(long_document(40), encoding="utf-8")
     titles: list[str] = []  # what the title bar shows, each time it changes (drawn at most four times a second)
