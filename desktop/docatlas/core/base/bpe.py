@@ -1,10 +1,13 @@
 """cl100k_base tokens in plain Python, for a process that counts little.
 
-tiktoken's encoder takes 0.14 s to build (its CoreBPE copies the 100,256 ranks while holding the
-GIL); a `docatlas query` counts a few tens of thousands of characters in all, which this does in
-less. Same algorithm as tiktoken's: the text is split by cl100k's pattern, a piece that is a
-token is one, any other is merged pair by pair, the lowest-ranked pair first (the leftmost of
-equals). The result is tiktoken's, token for token (tests compare them on real text).
+tiktoken's encoder takes 50-90 ms to build (its CoreBPE copies the 100,256 ranks while holding
+the GIL) and keeps that copy; a `docatlas query` counts a few tens of thousands of characters in
+all, which this does in less: `bench/handwritten.py question` measures the command 70 ms faster
+and its peak RSS 21 MB lower than with tiktoken alone. Once warm tiktoken is twice as fast, so
+`tokens` hands over to it after PYTHON_CHARS. Same algorithm as tiktoken's: the text is split
+by cl100k's pattern, a piece that is a token is one, any other is merged pair by pair, the
+lowest-ranked pair first (the leftmost of equals). The result is tiktoken's, token for token
+(tests compare them on real text).
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ Used to size prompts and chunks; the model's own tokenizer may differ, which cal
 tiktoken is imported on the first count that needs it, not when this module is: a command or
 a window that counts nothing never pays for it. The first PYTHON_CHARS characters a process
 counts go through `bpe.PythonBPE` instead, the same tokens without building tiktoken's encoder
-(0.14 s): a `query` never builds it. The parsed token ranks are kept in the cache dir
-(`marshal`, checked by digest): reading them back takes a third of the parse, in every process
-that counts.
+(50-90 ms and a second copy of the ranks): a `query` never builds it. The parsed token ranks
+are kept in the cache dir (`marshal`, checked by digest): reading them back takes a third of
+the parse, in every process that counts.
 """
 
 from __future__ import annotations

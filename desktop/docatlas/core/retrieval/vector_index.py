@@ -75,14 +75,6 @@ _views: dict[Path, _View] = {}
 _views_lock = threading.Lock()
 
 
-def _file_stat(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_ino, st.st_mtime_ns, st.st_size
-
-
 def _open(path: Path):  # a binary file object, or None
     try:
         return open(path, "rb")
