@@ -151,9 +151,10 @@ def test_wheel_zooms_at_the_pointer_drag_pans_and_fit_shows_everything(qtbot, ex
     assert canvas.scale == 2 * scale
     assert (screen_point(explorer, "lisbon") - anchor).manhattanLength() < 1e-6  # the point under the pointer stays
     before = canvas.visible_rect().center()
-    qtbot.mousePress(canvas, Qt.MouseButton.LeftButton, pos=QPoint(300, 300))
-    qtbot.mouseMove(canvas, QPoint(350, 320))
-    qtbot.mouseRelease(canvas, Qt.MouseButton.LeftButton, pos=QPoint(350, 320))
+    start = next(QPoint(x, 300) for x in range(300, 600, 10) if canvas.node_at(QPointF(x, 300)) is None)
+    qtbot.mousePress(canvas, Qt.MouseButton.LeftButton, pos=start)  # on the background: a pan, not a node moved
+    qtbot.mouseMove(canvas, start + QPoint(50, 20))
+    qtbot.mouseRelease(canvas, Qt.MouseButton.LeftButton, pos=start + QPoint(50, 20))
     moved = before - canvas.visible_rect().center()
     assert abs(moved.x() * canvas.scale - 50) < 1 and abs(moved.y() * canvas.scale - 20) < 1
     qtbot.keyClick(canvas, Qt.Key.Key_0)

@@ -2,12 +2,14 @@
 
 So colouring by community shows groups in space. Steps:
 
-1. every community big enough (`MIN_MEMBERS`) is laid out by itself (`placement.force_layout`),
-   scaled so its typical node spacing is 1, and given the radius of a disc that holds it;
-   the nodes in no such community are laid out together as one more group;
+1. every community big enough (`MIN_MEMBERS`) is laid out by itself (`placement.force_layout`:
+   igraph's Fruchterman–Reingold, components packed), scaled so its typical node spacing is 1,
+   and given the radius of a disc that holds it; the nodes in no such community are laid out
+   together as one more group;
 2. the graph of the groups (one node per group, edges weighted by the relations between
    them) is laid out with the same force engine, then spread so that no two discs overlap
-   (a few vectorised separation rounds) and pulled together again as far as they allow;
+   (vectorised separation rounds over the pairs of discs near each other) and pulled
+   together again as far as they allow;
 3. each node sits at its group's centre plus its place inside the group.
 """
 
@@ -15,13 +17,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from docatlas.core.graph.forces import Cancel, LayoutCancelled
-from docatlas.core.graph.placement import SEED, GraphArrays, force_layout, prepared, spacing, subgraph
+from docatlas.core.graph.forces import Cancel, check, fruchterman_reingold
+from docatlas.core.graph.placement import SEED, GraphArrays, force_layout, prepared, spacing
 
 MIN_MEMBERS = 4  # smaller communities join the group of the rest
 GAP = 2.0  # node spacings between two community discs
 _SEPARATION_ROUNDS = 80
 _COMPACTION_ROUNDS = 6
+INNER_ITERATIONS = 150  # force iterations inside a community (300 look no better: bench/graph_view.py)
+_PAIRS_EVERY = 8  # separation rounds between two searches for the discs near each other
 
 
 def _normalised(xy: np.ndarray) -> tuple[np.ndarray, float]:
@@ -33,24 +37,39 @@ def _normalised(xy: np.ndarray) -> tuple[np.ndarray, float]:
     return centred, float(np.linalg.norm(centred, axis=1).max()) + 0.5
 
 
+def _close_pairs(centres: np.ndarray, radii: np.ndarray, slack: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of discs (i < j) nearer than their radii, GAP and `slack` (the ones that may touch soon)."""
+    i, j = np.triu_indices(len(centres), 1)
+    near = np.hypot(*(centres[i] - centres[j]).T) < radii[i] + radii[j] + GAP + slack
+    return i[near], j[near]
+
+
 def _separate(centres: np.ndarray, radii: np.ndarray, cancel: Cancel | None) -> np.ndarray:
-    """Move discs apart until none overlaps another (and by at least GAP), bigger discs moving less."""
+    """Move discs apart until none overlaps another (and by at least GAP), bigger discs moving less.
+
+    Only pairs near each other are pushed; they are found again every `_PAIRS_EVERY` rounds."""
     k = len(centres)
     if k < 2:
         return centres
-    mass = radii ** 2
-    for _ in range(_SEPARATION_ROUNDS):
-        if cancel is not None and cancel():
-            raise LayoutCancelled
-        diff = centres[:, None, :] - centres[None, :, :]
-        dist = np.sqrt((diff ** 2).sum(axis=2)) + 1e-9
-        need = radii[:, None] + radii[None, :] + GAP
-        push = np.clip(need - dist, 0.0, None)
-        np.fill_diagonal(push, 0.0)
-        if push.max() < 1e-3:
-            break
-        share = mass[None, :] / (mass[:, None] + mass[None, :])
-        centres = centres + ((push * share / dist)[:, :, None] * diff).sum(axis=1) * 0.55
+    mass = np.maximum(radii ** 2, 1e-9)
+    slack = 2.0 * float(np.median(radii)) + GAP
+    for round_ in range(_SEPARATION_ROUNDS):
+        if round_ % _PAIRS_EVERY == 0:
+            check(cancel)
+            i, j = _close_pairs(centres, radii, slack)
+        diff = centres[i] - centres[j]
+        dist = np.hypot(diff[:, 0], diff[:, 1]) + 1e-9
+        push = np.clip(radii[i] + radii[j] + GAP - dist, 0.0, None)
+        if not len(push) or push.max() < 1e-3:
+            if round_ % _PAIRS_EVERY == 0:
+                break
+            continue
+        step = (push / dist / (mass[i] + mass[j]))[:, None] * diff * 0.55
+        moves = np.zeros_like(centres)
+        for axis in (0, 1):
+            moves[:, axis] = (np.bincount(i, step[:, axis] * mass[j], minlength=k)
+                              - np.bincount(j, step[:, axis] * mass[i], minlength=k))
+        centres = centres + moves
     return centres
 
 
@@ -89,16 +108,27 @@ def community_layout(graph: GraphArrays, labels: np.ndarray, *, seed: int = SEED
     src, dst, w = prepared(graph)
     inner = np.zeros((n, 2))
     radii = np.zeros(count)
+    order = np.argsort(group, kind="stable")
+    starts = np.searchsorted(group[order], np.arange(count + 1))
+    local = np.empty(n, np.int64)  # a node's number inside its group
+    local[order] = np.arange(n) - starts[group[order]]
+    inside = np.nonzero(group[src] == group[dst])[0]
+    inside = inside[np.argsort(group[src[inside]], kind="stable")]
+    edge_starts = np.searchsorted(group[src[inside]], np.arange(count + 1))
     for g in range(count):
-        members = np.nonzero(group == g)[0]
+        check(cancel)
+        members = order[starts[g]:starts[g + 1]]
         if len(members) == 0:
             continue
-        sub = GraphArrays([graph.keys[i] for i in members], *subgraph(members, n, src, dst, w))
-        placed = force_layout(sub, seed=seed, cancel=cancel) if len(members) > 1 else np.zeros((1, 2))
-        inner[members], radii[g] = _normalised(placed)
+        edges = inside[edge_starts[g]:edge_starts[g + 1]]
+        sub = GraphArrays([graph.keys[i] for i in members], local[src[edges]], local[dst[edges]], w[edges])
+        inner[members], radii[g] = _normalised(force_layout(sub, seed=seed + g, iterations=INNER_ITERATIONS,
+                                                             cancel=cancel))
     sizes = np.bincount(group, minlength=count)
     radii[sizes == 0] = 0.0
-    centres = force_layout(_group_graph(group, count, src, dst, w), seed=seed, cancel=cancel)
+    quotient = _group_graph(group, count, src, dst, w)
+    centres = fruchterman_reingold(count, quotient.sources, quotient.targets, quotient.weights, seed=seed,
+                                   cancel=cancel)
     centres = centres / max(spacing(centres), 1e-9) * 2.0 * float(np.median(radii[sizes > 0]))
     centres = _separate(centres, radii, cancel)
     for _ in range(_COMPACTION_ROUNDS):  # pull the discs together as far as they allow

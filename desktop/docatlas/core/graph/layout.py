@@ -149,10 +149,13 @@ def nearest_spacing(xy: np.ndarray, sample: int = 400, seed: int = SEED) -> floa
         return 1.0
     picked = np.random.default_rng(seed).choice(n, min(n, sample), replace=False)
     centred = xy - xy.mean(axis=0)
-    a = centred[picked]
-    d2 = (a * a).sum(axis=1)[:, None] + (centred * centred).sum(axis=1)[None, :] - 2.0 * a @ centred.T
-    d2[np.arange(len(picked)), picked] = np.inf
-    nearest = d2.min(axis=1)
+    norms = (centred * centred).sum(axis=1)
+    nearest = np.empty(len(picked))
+    for lo in range(0, len(picked), 50):  # 50 rows of distances at a time: little memory at 100,000 nodes
+        rows = picked[lo:lo + 50]
+        d2 = norms[rows][:, None] + norms[None, :] - 2.0 * centred[rows] @ centred.T
+        d2[np.arange(len(rows)), rows] = np.inf
+        nearest[lo:lo + 50] = d2.min(axis=1)
     finite = nearest[np.isfinite(nearest) & (nearest > 1e-18)]
     return max(float(np.sqrt(np.median(finite))), 1e-9) if len(finite) else 1.0
 
@@ -199,13 +202,19 @@ def communities(store: Store, graph: GraphArrays, *, recompute: bool = False, de
     if detect and (recompute or not cached or len(unknown) > 0.2 * graph.size):
         cached = {k: number for number, group in enumerate(detection.detect(store)) for k in group}
         stored.replace_view_communities(store, cached)
-    labels = np.array([cached.get(k, -1) for k in graph.keys], np.int64)
+    labels = np.fromiter((cached.get(k, -1) for k in graph.keys), np.int64, graph.size)
     _adopt(labels, graph)
-    by_group: dict[int, list[str]] = {}
-    for key, label in zip(graph.keys, labels.tolist()):
-        if label >= 0:
-            by_group.setdefault(label, []).append(key)
-    return _numbered(graph, [(members, "") for members in by_group.values()])
+    return _by_size(labels)
+
+
+def _by_size(labels: np.ndarray) -> Communities:
+    """`labels` renumbered by size, largest first (ties: the one with the first node first); single nodes: -1."""
+    found, first, inverse, sizes = np.unique(labels, return_index=True, return_inverse=True, return_counts=True)
+    kept = (found >= 0) & (sizes > 1)
+    ranked = np.nonzero(kept)[0][np.lexsort((first[kept], -sizes[kept]))]
+    number = np.full(len(found), -1, np.int64)
+    number[ranked] = np.arange(len(ranked))
+    return Communities(number[inverse.reshape(-1)], [f"Community {i + 1}" for i in range(len(ranked))])
 
 
 def _adopt(labels: np.ndarray, graph: GraphArrays) -> None:

@@ -1,7 +1,7 @@
 """Whole-graph placement: the graph as arrays, components laid out and packed, a grown graph extended.
 
-The force engine is in `forces`; the community-first layout the explorer uses is in
-`community_layout`, built from the pieces here.
+The force engine (igraph's Fruchterman–Reingold) is in `forces`; the community-first layout
+the explorer uses is in `community_layout`, built from the pieces here.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from docatlas.core.graph.forces import HUB_MASS, Cancel, multilevel, relax, roots, spacing, unit_length
+from docatlas.core.graph.forces import Cancel, fruchterman_reingold, igraph_module, spacing, unit_length
 
 SEED = 7
 
@@ -33,31 +33,23 @@ class GraphArrays:
 def graph_arrays(keys: list[str], pairs: list[tuple[str, str]], weights: list[float] | None = None) -> GraphArrays:
     """Arrays for nodes `keys` and edges `pairs` (pairs naming unknown keys are dropped)."""
     index = {k: i for i, k in enumerate(keys)}
-    rows = [(index[a], index[b], 1.0 if weights is None else weights[j])
-            for j, (a, b) in enumerate(pairs) if a in index and b in index and a != b]
-    if not rows:
-        empty = np.zeros(0, np.int32)
-        return GraphArrays(list(keys), empty, empty.copy(), np.zeros(0))
-    src, dst, w = zip(*rows)
-    return GraphArrays(list(keys), np.asarray(src, np.int32), np.asarray(dst, np.int32),
-                       np.asarray(w, np.float64))
+    src = np.fromiter((index.get(a, -1) for a, _ in pairs), np.int64, len(pairs))
+    dst = np.fromiter((index.get(b, -1) for _, b in pairs), np.int64, len(pairs))
+    w = np.ones(len(pairs)) if weights is None else np.asarray(weights, np.float64).reshape(len(pairs))
+    keep = (src >= 0) & (dst >= 0) & (src != dst)
+    return GraphArrays(list(keys), src[keep].astype(np.int32), dst[keep].astype(np.int32), w[keep])
 
 
 # -- components and packing -------------------------------------------------------------------
 
 
 def components(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """Connected component of each node, numbered by size (0 = largest)."""
-    parent = np.arange(n)
-    while len(src):
-        a, b = parent[src], parent[dst]
-        split = a != b
-        if not split.any():
-            break
-        np.minimum.at(parent, np.maximum(a, b)[split], np.minimum(a, b)[split])
-        parent = roots(parent)
-    _, label, sizes = np.unique(parent, return_inverse=True, return_counts=True)
-    order = np.argsort(-sizes, kind="stable")
+    """Connected component of each node, numbered by size (0 = largest; ties by their first node)."""
+    if n == 0:
+        return np.zeros(0, np.int64)
+    graph = igraph_module().Graph(n=n, edges=np.column_stack((src, dst)).tolist())
+    label = np.asarray(graph.connected_components().membership, np.int64)
+    order = np.argsort(-np.bincount(label), kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     return rank[label]
@@ -109,11 +101,11 @@ def prepared(graph: GraphArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return graph.sources.astype(np.int64), graph.targets.astype(np.int64), np.clip(w, 0.2, 5.0)
 
 
-def force_layout(graph: GraphArrays, *, seed: int = SEED, cancel: Cancel | None = None) -> np.ndarray:
+def force_layout(graph: GraphArrays, *, seed: int = SEED, iterations: int = 300,
+                 cancel: Cancel | None = None) -> np.ndarray:
     """Positions (n×2) for the whole graph: big components laid out one by one, the small ones
     together, then every component packed in rows, largest first."""
     n = graph.size
-    rng = np.random.default_rng(seed)
     src, dst, w = prepared(graph)
     if n == 0:
         return np.zeros((0, 2))
@@ -122,9 +114,10 @@ def force_layout(graph: GraphArrays, *, seed: int = SEED, cancel: Cancel | None 
     xy = np.zeros((n, 2))
     big = [c for c in range(min(len(sizes), 20)) if sizes[c] >= 50]
     small = np.nonzero((sizes[label] > 1) & ~np.isin(label, big))[0]
-    for group, gravity in [*((np.nonzero(label == c)[0], 0.0) for c in big), (small, 0.05)]:
+    for number, group in enumerate([*(np.nonzero(label == c)[0] for c in big), small]):
         if len(group):
-            xy[group] = multilevel(len(group), subgraph(group, n, src, dst, w), rng, gravity=gravity, cancel=cancel)
+            xy[group] = fruchterman_reingold(len(group), *subgraph(group, n, src, dst, w), seed=seed + number,
+                                             iterations=iterations, cancel=cancel)
     return _pack(xy, label, spacing(xy[sizes[label] > 1]))
 
 
@@ -170,6 +163,22 @@ def extend_layout(graph: GraphArrays, known: np.ndarray, *, seed: int = SEED,
         xy[rest] = part - part_lo + corner
         del part_hi
     if settle.any():
-        mass = 1.0 + HUB_MASS * np.bincount(np.concatenate((src, dst)), minlength=n)
-        xy = relax(xy, (src, dst, w), mass, iterations=60, step=0.3 * unit, movable=settle, cancel=cancel)
+        xy = _settle(xy, settle, src, dst, w, unit, seed, cancel)
     return xy
+
+
+def _settle(xy: np.ndarray, settle: np.ndarray, src: np.ndarray, dst: np.ndarray, w: np.ndarray, unit: float,
+            seed: int, cancel: Cancel | None) -> np.ndarray:
+    """Let the `settle` nodes find their places among their neighbours, which stay put."""
+    n = len(xy)
+    near = settle.copy()
+    near[src[settle[dst]]] = True
+    near[dst[settle[src]]] = True
+    nodes = np.nonzero(near)[0]
+    s, d, weights = subgraph(nodes, n, src, dst, w)
+    scale = 2.0 / unit  # the engine's own length: an edge of about 2
+    placed = fruchterman_reingold(len(nodes), s, d, weights, seed=seed, start=xy[nodes] * scale, iterations=60,
+                                  temperature=0.5, fixed=~settle[nodes], cancel=cancel)
+    out = xy.copy()
+    out[nodes] = placed / scale
+    return out
