@@ -7,13 +7,14 @@
    question: a `docatlas query` process on a small workspace against FakeOllama, counting with
    the Python counter first (as shipped) and with tiktoken's encoder alone.
 2. vectors: DocAtlas's IVF index (`core/retrieval/ivf.py` through `vector_index`, its SQL
-   rescoring included) against usearch, hnswlib, faiss-cpu (IVF, int8 scalar quantizer) and an
-   exact numpy scan over an int8 and a float16 memory map: build time, file size, memory
-   (anonymous and file-backed RSS growth over the queries, peak RSS growth over the build),
-   query latency p50/p95 for the top 10, recall@10 against an independent float32 brute force,
-   and adding and deleting vectors in a built index. Every contender runs in a process of its
-   own. The vectors are unit rows around 500 topics (as bench/query.py makes them); a query is
-   a stored vector plus noise of the same length (cosine about 0.7).
+   rescoring included) against usearch, hnswlib, faiss-cpu (IVF, int8 scalar quantizer; alone
+   and rescored from SQL as ours) and an exact numpy scan over an int8 and a float16 memory
+   map: build time, file size, memory (anonymous and file-backed RSS growth over the queries,
+   peak RSS growth over the build), query latency p50/p95 for the top 10, recall@10 against an
+   independent float32 brute force, and adding and deleting vectors in a built index; each
+   library's installed size and import time. Every contender runs in a process of its own. The
+   vectors are unit rows around 500 topics (as bench/query.py makes them); a query is a stored
+   vector plus noise of the same length (cosine about 0.7).
 3. pool: `core/llm/pool.py` (through `pool.pool_for`, and through `OllamaLLM` with a
    several-host setting) against a `queue.Queue` of `ollama.Client`s, one per host slot, on
    FakeOllama test servers in this process on 127.0.0.1: time per call at no latency and at
@@ -430,6 +431,38 @@ class FaissIVF(Contender):
         faiss.write_index(index, str(self.path))
 
 
+class FaissRescored(FaissIVF):
+    """faiss IVF-SQ8 in place of the int8 file: its candidates rescored from SQL by `vector_index` as ours are."""
+
+    name = "faiss IVF-SQ8 (mmap) + SQL rescore"
+    file_name = "index.faiss"
+
+    def prepare(self, base: np.ndarray) -> None:
+        DocAtlasIVF.prepare(self._sql(), base)
+
+    def _sql(self) -> DocAtlasIVF:
+        return DocAtlasIVF(self.folder)
+
+    def open(self, dim: int):
+        import faiss
+        from docatlas.core.retrieval import vector_index
+        from docatlas.core.storage.database import Store
+
+        faiss.omp_set_num_threads(1)
+        index = faiss.read_index(str(self.path), faiss.IO_FLAG_MMAP)
+        index.nprobe = vector_index.PROBES
+        store = Store(self._sql().path)
+        store.__enter__()
+
+        def search(q: np.ndarray) -> list[int]:
+            ids = index.search(q[None, :], vector_index.CANDIDATES)[1][0]
+            best = vector_index._Best(10)
+            vector_index._rescore(store, KIND, MODEL, ids[ids >= 0] + 1, q, best)  # row i has key i + 1
+            return [int(ref) for ref, _ in best.ranked()]
+
+        return search
+
+
 class NumpyScan(Contender):
     """Every vector scored: codes memory-mapped, read 8,192 rows at a time."""
 
@@ -484,7 +517,25 @@ class NumpyScanF16(NumpyScan):
 
 
 CONTENDERS = {c.__name__: c for c in (DocAtlasIVF, DocAtlasCandidates, USearch, USearchF16, HnswLib, FaissIVF,
-                                      NumpyScan, NumpyScanF16)}
+                                      FaissRescored, NumpyScan, NumpyScanF16)}
+LIBRARIES = {"faiss-cpu": "faiss", "usearch": "usearch.index", "hnswlib": "hnswlib"}
+
+
+def import_child(module: str) -> dict:
+    """Fresh process with numpy loaded: how long `module` takes to import."""
+    import importlib
+
+    t0 = time.perf_counter()
+    importlib.import_module(module)
+    return {"seconds": time.perf_counter() - t0}
+
+
+def installed_size(dist: str) -> int:
+    """Bytes the installed distribution's files take (what a bundle carries)."""
+    from importlib import metadata
+
+    files = metadata.distribution(dist).files or []
+    return sum(f.locate().stat().st_size for f in files if f.locate().is_file())
 
 
 def vectors_child(step: str, name: str, folder: str) -> dict:
@@ -538,7 +589,7 @@ def bench_vectors(n: int, dim: int, n_queries: int, names: list[str]) -> None:
               f"p50 | p95 | recall@10 | RSS growth over the queries (anon + file) | add {CHURN:,} + delete {CHURN:,} "
               "and write")
         for name in names:
-            if issubclass(CONTENDERS[name], DocAtlasIVF):
+            if hasattr(CONTENDERS[name], "prepare"):
                 child("vectors", "prepare", name, folder)
             built = child("vectors", "build", name, folder)
             asked = child("vectors", "query", name, folder)
@@ -548,6 +599,12 @@ def bench_vectors(n: int, dim: int, n_queries: int, names: list[str]) -> None:
                   f"{asked['p50'] * 1000:.2f} ms | "
                   f"{asked['p95'] * 1000:.2f} ms | {asked['recall']:.3f} | {mb(asked['anon'])} + {mb(asked['file'])} | "
                   f"{changed['seconds']:.2f} s (file then {mb(changed['size'])})", flush=True)
+    from importlib import metadata
+
+    for dist, module in LIBRARIES.items():
+        times = sorted(child("import", module)["seconds"] for _ in range(5))
+        print(f"{dist} {metadata.version(dist)}: installed {mb(installed_size(dist))}; import (numpy loaded) "
+              f"median {np.median(times) * 1000:.0f} ms of 5 fresh processes", flush=True)
 
 
 # -- 3. pool ----------------------------------------------------------------------------
@@ -657,6 +714,8 @@ def main() -> None:
         mode, args = sys.argv[2], sys.argv[3:]
         if mode == "question":
             result = question_child(*args)
+        elif mode == "import":
+            result = import_child(*args)
         else:
             result = tokens_child(args[0], int(args[1])) if mode == "tokens" else vectors_child(*args)
         print(json.dumps(result))
