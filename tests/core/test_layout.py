@@ -1,4 +1,5 @@
-"""The explorer's layout: a sound force layout, cached in the store, extended for new nodes; communities."""
+"""The explorer's layout: a sound force layout, communities drawn as groups, seeded, cancellable, cached in
+the store (a reopened graph is read, not laid out), extended for new nodes; communities."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ import networkx as nx
 import numpy as np
 import pytest
 from docatlas.core.graph import layout
-from docatlas.core.graph.layout import GraphArrays, cached_layout, force_layout, graph_arrays, read_graph
+from docatlas.core.graph.communities import partition
+from docatlas.core.graph.layout import (
+    GraphArrays,
+    LayoutCancelled,
+    cached_layout,
+    community_layout,
+    force_layout,
+    graph_arrays,
+    read_graph,
+)
 from docatlas.core.retrieval.communities import detect, sync_communities
 from test_edits_helpers import add_document, build_graph, open_store, star_corpus
 
@@ -142,3 +152,79 @@ def test_colouring_and_retrieval_find_the_same_communities(tmp_path):
         sync_communities(store, 2)  # retrieval stores them: colouring reads the same partition back
         assert store.query("SELECT COUNT(*) AS n FROM communities") == [{"n": len(for_retrieval)}]
         assert groups_of(layout.communities(store, graph), graph.keys) == for_retrieval
+
+
+def planted(groups: int = 12, size: int = 40, seed: int = 3) -> GraphArrays:
+    """`groups` dense groups of `size` with a few relations across: the communities are plain."""
+    return arrays(nx.convert_node_labels_to_integers(nx.planted_partition_graph(groups, size, 0.25, 0.004,
+                                                                                seed=seed)))
+
+
+def found_labels(g: GraphArrays) -> np.ndarray:
+    labels = np.full(g.size, -1)
+    edges = [(g.keys[a], g.keys[b], 1.0) for a, b in zip(g.sources, g.targets)]
+    index = {k: i for i, k in enumerate(g.keys)}
+    for number, members in enumerate(partition(edges)):
+        labels[[index[k] for k in members]] = number
+    return labels
+
+
+def test_the_community_layout_draws_each_community_as_a_group():
+    g = planted()
+    labels = found_labels(g)
+    assert labels.max() + 1 >= 10 and (labels >= 0).all()
+    xy = community_layout(g, labels)
+    assert xy.shape == (g.size, 2) and np.isfinite(xy).all()
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, g.size, (2, 5000))
+    same = labels[a] == labels[b]
+    apart = np.linalg.norm(xy[a] - xy[b], axis=1)
+    assert apart[same].mean() < 0.25 * apart[~same].mean()
+    centres = np.array([xy[labels == c].mean(axis=0) for c in range(labels.max() + 1)])
+    nearest_centre = np.linalg.norm(xy[:, None, :] - centres[None, :, :], axis=2).argmin(axis=1)
+    assert (nearest_centre == labels).mean() > 0.95  # a node sits in its own community's region
+
+
+def test_communities_are_connected_and_the_layout_is_the_same_every_time():
+    g = planted(seed=5)
+    labels = found_labels(g)
+    assert np.array_equal(found_labels(g), labels)
+    graph = nx.Graph(list(zip(g.sources.tolist(), g.targets.tolist())))
+    for c in range(labels.max() + 1):
+        assert nx.is_connected(graph.subgraph(np.nonzero(labels == c)[0].tolist()))  # Leiden's guarantee
+    first = community_layout(g, labels)
+    assert np.array_equal(community_layout(g, labels), first)
+    assert not np.array_equal(community_layout(g, labels, seed=8), first)
+
+
+def test_a_cancel_stops_the_layout_at_the_next_question():
+    g = arrays(nx.convert_node_labels_to_integers(nx.random_regular_graph(3, 2000, seed=1)))
+    asked = []
+    force_layout(g, cancel=lambda: asked.append(1) and False)
+    assert len(asked) > 3  # one big component: still asked several times on the way
+    for stop_at in (1, 3):
+        asked.clear()
+        with pytest.raises(LayoutCancelled):
+            force_layout(g, cancel=lambda stop_at=stop_at: (asked.append(1) or len(asked)) >= stop_at)
+        assert len(asked) == stop_at
+    labels = found_labels(planted())
+    asked.clear()
+    with pytest.raises(LayoutCancelled):
+        community_layout(planted(), labels, cancel=lambda: (asked.append(1) or len(asked)) >= 5)
+    assert len(asked) == 5
+
+
+def test_reopening_reads_the_stored_positions_and_lays_nothing_out(tmp_path):
+    with open_store(tmp_path) as store:
+        build_graph(store, star_corpus(8, 20))
+        graph = read_graph(store)
+        first = cached_layout(store, graph)
+        assert first.placed == graph.size
+
+        def no_layout() -> bool:
+            raise AssertionError("a reopened graph was laid out again")
+
+        again = cached_layout(store, read_graph(store), cancel=no_layout)
+        assert again.placed == 0 and np.array_equal(again.xy, first.xy) and again.unit == first.unit
+        with pytest.raises(LayoutCancelled):
+            cached_layout(store, graph, relayout=True, cancel=lambda: True)  # a re-layout does ask
