@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -85,7 +86,7 @@ def cached_layout(store: Store, graph: GraphArrays, *, relayout: bool = False,
     held = {k: cached[k] for k in pinned(store) if k in cached} if relayout else {}
     if relayout:
         cached = {}
-    known = np.array([cached.get(k, (np.nan, np.nan)) for k in graph.keys], np.float64).reshape(-1, 2)
+    known = np.array(list(map(cached.get, graph.keys, repeat((np.nan, np.nan)))), np.float64).reshape(-1, 2)
     missing = int(np.isnan(known).any(axis=1).sum())
     if missing == 0 and unit > 0:
         return LayoutResult(known, 0, 0.0, unit)
@@ -202,7 +203,7 @@ def communities(store: Store, graph: GraphArrays, *, recompute: bool = False, de
     if detect and (recompute or not cached or len(unknown) > 0.2 * graph.size):
         cached = {k: number for number, group in enumerate(detection.detect(store)) for k in group}
         stored.replace_view_communities(store, cached)
-    labels = np.fromiter((cached.get(k, -1) for k in graph.keys), np.int64, graph.size)
+    labels = np.fromiter(map(cached.get, graph.keys, repeat(-1)), np.int64, graph.size)
     _adopt(labels, graph)
     return _by_size(labels)
 

@@ -7,6 +7,7 @@ the explorer uses is in `community_layout`, built from the pieces here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -33,8 +34,8 @@ class GraphArrays:
 def graph_arrays(keys: list[str], pairs: list[tuple[str, str]], weights: list[float] | None = None) -> GraphArrays:
     """Arrays for nodes `keys` and edges `pairs` (pairs naming unknown keys are dropped)."""
     index = {k: i for i, k in enumerate(keys)}
-    src = np.fromiter((index.get(a, -1) for a, _ in pairs), np.int64, len(pairs))
-    dst = np.fromiter((index.get(b, -1) for _, b in pairs), np.int64, len(pairs))
+    ends = tuple(zip(*pairs)) or ((), ())
+    src, dst = (np.fromiter(map(index.get, end, repeat(-1)), np.int64, len(pairs)) for end in ends)
     w = np.ones(len(pairs)) if weights is None else np.asarray(weights, np.float64).reshape(len(pairs))
     keep = (src >= 0) & (dst >= 0) & (src != dst)
     return GraphArrays(list(keys), src[keep].astype(np.int32), dst[keep].astype(np.int32), w[keep])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 
 import numpy as np
 
@@ -24,6 +25,8 @@ MIN_RADIUS, MAX_RADIUS = 3.0, 24.0
 
 def fold(text: str) -> str:
     """Text for matching: Unicode-normalised, accents dropped, case folded."""
+    if text.isascii():  # nothing to normalise or drop: the same result, without a walk over every character
+        return text.casefold().strip()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().strip()
 
@@ -161,12 +164,16 @@ def arrays_of(model: GraphModel) -> GraphArrays:
 
 
 def _document_nodes(store: Store, index: dict[str, int]) -> dict[int, np.ndarray]:
-    rows = document_keys(store)
-    found: dict[int, list[int]] = {}
-    for doc, key in rows:
-        if key in index:
-            found.setdefault(doc, []).append(index[key])
-    return {doc: np.unique(np.array(nodes, np.int64)) for doc, nodes in found.items()}
+    rows = list(document_keys(store))
+    if not rows:
+        return {}
+    documents, keys = zip(*rows)
+    nodes = np.fromiter(map(index.get, keys, repeat(-1)), np.int64, len(keys))
+    known = nodes >= 0
+    pairs = np.unique(np.asarray(documents, np.int64)[known] * max(len(index), 1) + nodes[known])  # by document
+    documents_of, nodes = np.divmod(pairs, max(len(index), 1))
+    found, starts = np.unique(documents_of, return_index=True)
+    return {int(doc): part for doc, part in zip(found.tolist(), np.split(nodes, starts[1:]))}
 
 
 def load_model(store: Store, *, relayout: bool = False, cancel: Cancel | None = None) -> GraphModel:
