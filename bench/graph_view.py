@@ -20,7 +20,7 @@ and merging them, then measures:
 - render_ms: one background render of the fitted view as the canvas asks for it (the window and
   its margin: what a settled view costs off the GUI thread); render_detail_ms: the same at the
   zoom where a big graph is first drawn node by node (left out when it never collapses);
-- communities_s: Louvain colouring ready, after the layout (left out when the community-first layout
+- communities_s: Leiden colouring ready, after the layout (left out when the community-first layout
   already found them);
 - collapsed_frames: how many of those frames showed the communities (a far view of a big graph);
 - peak_rss_mb: the explorer process's peak resident memory (the synthetic store is built in a
@@ -181,7 +181,7 @@ def screenshot(app: QApplication, out: Path) -> None:
     loaded: list[bool] = []
     explorer.loaded.connect(lambda: loaded.append(True))
     explorer.reload()
-    wait(app, lambda: loaded, timeout=1800.0)  # at 100,000 nodes: Louvain and the community-first layout
+    wait(app, lambda: loaded, timeout=1800.0)  # at 100,000 nodes: Leiden and the community-first layout
     wait(app, lambda: not (explorer.model.community < 0).all())
     explorer.canvas.fit()
     explorer.canvas.zoom_by(1.3)
@@ -342,13 +342,13 @@ def main() -> None:
     loaded: list[bool] = []
     explorer.loaded.connect(lambda: loaded.append(True))
     explorer.reload()
-    wait(app, lambda: loaded, timeout=1800.0)  # at 100,000 nodes: Louvain and the community-first layout
+    wait(app, lambda: loaded, timeout=1800.0)  # at 100,000 nodes: Leiden and the community-first layout
     wait(app, lambda: explorer.canvas._image is not None)
     explorer.canvas.repaint()
     first_paint = time.perf_counter() - marks["layout_done"]
     communities: list[float] = []
     explorer.communitiesReady.connect(lambda: communities.append(time.perf_counter() - marks["layout_done"]))
-    wait(app, lambda: communities or not explorer._communities_asked)  # Louvain, on a worker thread
+    wait(app, lambda: communities or not explorer._communities_asked)  # Leiden, on a worker thread
     wait(app, lambda: explorer.canvas.scene is not None)  # a big graph's full scene follows its overview
     wait(app, lambda: explorer.canvas.settled)
 
@@ -371,7 +371,7 @@ def main() -> None:
     loaded.clear()
     explorer.reload()
     started = time.perf_counter()
-    wait(app, lambda: loaded, timeout=1800.0)  # at 100,000 nodes: Louvain and the community-first layout
+    wait(app, lambda: loaded, timeout=1800.0)  # at 100,000 nodes: Leiden and the community-first layout
     reopen = time.perf_counter() - started
     explorer.shutdown()
     figures = {

@@ -98,7 +98,7 @@ def test_a_new_separate_component_is_placed_beside_the_rest():
     assert xy[40:, 0].min() > known[:40, 0].max()
 
 
-def test_communities_come_from_louvain_then_from_the_retrieval_tables(tmp_path):
+def test_communities_come_from_leiden_then_from_the_retrieval_tables(tmp_path):
     with open_store(tmp_path) as store:
         build_graph(store, star_corpus(4, 10))
         graph = read_graph(store)
@@ -120,7 +120,7 @@ def test_communities_come_from_louvain_then_from_the_retrieval_tables(tmp_path):
 
 def woven_corpus(seed: int = 0) -> dict:
     """Four loose caves of six, and a path of five apart; a quarter of the relations stated four times
-    (weight 4): whole-graph or unweighted Louvain would cut this graph otherwise."""
+    (weight 4): whole-graph or unweighted Leiden would cut this graph otherwise."""
     rng = random.Random(seed)
     graph = nx.disjoint_union(nx.relaxed_caveman_graph(4, 6, 0.3, seed=seed), nx.path_graph(5))
     chunks = []

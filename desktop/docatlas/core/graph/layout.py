@@ -1,6 +1,6 @@
 """Graph layout for the explorer: community-first placement, cached in the store, with pins.
 
-The parts: `forces` (the vectorised multilevel force engine), `placement` (components laid
+The parts: `forces` (igraph's Fruchterman–Reingold, seeded, in short calls), `placement` (components laid
 out and packed, a grown graph extended), `community_layout` (the graph of communities
 first, then each community inside its region). This module is what the explorer calls:
 positions are cached in the store (`graph_layout`), so a reopened graph needs no layout,

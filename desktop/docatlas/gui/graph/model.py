@@ -3,7 +3,7 @@
 Qt-free and read-only once built (except `xy`, which a drag moves in place on the GUI
 thread), so a worker thread builds it and hands it to the GUI thread whole. `load_model`
 reads the store, reuses (or computes) the cached layout, and fills in communities when
-they are at hand without running Louvain (`with_communities` adds them later).
+they are at hand without running Leiden (`with_communities` adds them later).
 """
 
 from __future__ import annotations
@@ -199,10 +199,10 @@ def load_model(store: Store, *, relayout: bool = False, cancel: Cancel | None = 
 
 
 def _known_communities(store: Store, graph: GraphArrays) -> Communities:
-    """Communities that need no Louvain run: the retrieval ones, or the cached ones."""
+    """Communities that need no Leiden run: the retrieval ones, or the cached ones."""
     return layout.communities(store, graph, detect=False)
 
 
 def load_communities(store: Store, model: GraphModel) -> Communities:
-    """Communities for colouring (Louvain when nothing is stored yet: seconds at 10,000 nodes)."""
+    """Communities for colouring (Leiden when nothing is stored yet)."""
     return layout.communities(store, arrays_of(model))
