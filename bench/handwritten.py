@@ -22,11 +22,15 @@
 
     python bench/handwritten.py [tokens] [question] [vectors] [pool] [--vectors 100000] [--dim 768]
         [--queries 200] [--calls 400] [--latency 0.5]
+
+The vector libraries are not DocAtlas's dependencies: `pip install usearch hnswlib faiss-cpu`
+first (a contender whose library is missing is named and skipped).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import queue
@@ -241,6 +245,7 @@ class Contender:
 
     name = ""
     file_name = ""
+    needs: tuple[str, ...] = ()  # the libraries it runs on (LIBRARIES' names)
 
     def __init__(self, folder: Path):
         self.folder = folder
@@ -326,6 +331,7 @@ class USearch(Contender):
 
     name = "usearch HNSW i8 (view)"
     file_name = "index.usearch"
+    needs = ("usearch",)
     dtype = "i8"
 
     def _index(self, dim: int):
@@ -365,6 +371,7 @@ class HnswLib(Contender):
 
     name = "hnswlib HNSW f32 (in RAM)"
     file_name = "index.hnsw"
+    needs = ("hnswlib",)
 
     def build(self, base: np.ndarray) -> None:
         import hnswlib
@@ -399,6 +406,7 @@ class FaissIVF(Contender):
 
     name = "faiss IVF-SQ8 (mmap)"
     file_name = "index.faiss"
+    needs = ("faiss-cpu",)
 
     def build(self, base: np.ndarray) -> None:
         import faiss
@@ -518,7 +526,7 @@ class NumpyScanF16(NumpyScan):
 
 CONTENDERS = {c.__name__: c for c in (DocAtlasIVF, DocAtlasCandidates, USearch, USearchF16, HnswLib, FaissIVF,
                                       FaissRescored, NumpyScan, NumpyScanF16)}
-LIBRARIES = {"faiss-cpu": "faiss", "usearch": "usearch.index", "hnswlib": "hnswlib"}
+LIBRARIES = {"faiss-cpu": "faiss", "usearch": "usearch", "hnswlib": "hnswlib"}  # distribution: module
 
 
 def import_child(module: str) -> dict:
@@ -589,6 +597,10 @@ def bench_vectors(n: int, dim: int, n_queries: int, names: list[str]) -> None:
               f"p50 | p95 | recall@10 | RSS growth over the queries (anon + file) | add {CHURN:,} + delete {CHURN:,} "
               "and write")
         for name in names:
+            missing = [d for d in CONTENDERS[name].needs if importlib.util.find_spec(LIBRARIES[d]) is None]
+            if missing:
+                print(f"{CONTENDERS[name].name} | not run: pip install {' '.join(missing)}", flush=True)
+                continue
             if hasattr(CONTENDERS[name], "prepare"):
                 child("vectors", "prepare", name, folder)
             built = child("vectors", "build", name, folder)
@@ -602,6 +614,8 @@ def bench_vectors(n: int, dim: int, n_queries: int, names: list[str]) -> None:
     from importlib import metadata
 
     for dist, module in LIBRARIES.items():
+        if importlib.util.find_spec(module) is None:
+            continue
         times = sorted(child("import", module)["seconds"] for _ in range(5))
         print(f"{dist} {metadata.version(dist)}: installed {mb(installed_size(dist))}; import (numpy loaded) "
               f"median {np.median(times) * 1000:.0f} ms of 5 fresh processes", flush=True)
