@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 
 import pytest
 from docatlas.core.base.errors import Cancelled, LLMError, OllamaTimeout, OllamaUnreachable
@@ -119,11 +120,18 @@ def test_a_reply_closes_the_breaker_again(fake_ollama):
 @pytest.mark.timeout(30)
 def test_cancel_cuts_a_dripping_call_under_its_read(fake_ollama):
     """Neither the per-read timeout (60 s) nor the first-token deadline ends this; the cut does."""
-    fake_ollama.fail_next("drip")
+    fake_ollama.fail_next("drip", paths=("/api/chat",))
     fake_ollama.hang_s = 120
-    cancel = threading.Event()
-    threading.Timer(0.3, cancel.set).start()
     llm = make(fake_ollama, timeout_s=60.0)
+    cancel = threading.Event()
+
+    def cancel_once_dripping() -> None:  # the drip has begun: the call is surely under its read
+        while chats(fake_ollama) == 0:
+            time.sleep(0.01)
+        time.sleep(0.3)
+        cancel.set()
+
+    threading.Thread(target=cancel_once_dripping, daemon=True).start()
     with pytest.raises(Cancelled):
         llm.chat(ASK, cancel=cancel)
     assert llm.chat([{"role": "user", "content": "again"}]).text == DEFAULT_REPLY

@@ -84,7 +84,8 @@ class OllamaLLM:
         self.sockets = transport.CallSockets()
         self.deadlines = Deadlines(self.sockets)
         self.breaker = Breaker(self.host)
-        self.cancel_watch = CancelWatch(self._replace_client)  # a slow first token must not delay a stop
+        # a slow first token must not delay a stop; a connection opened just after the cut is cut too
+        self.cancel_watch = CancelWatch(self._replace_client, recut=self.sockets.cut_all)
         self.client = self.pool.hosts[0].member.client if self.pool else self._new_client()
         self._calls = 0
         self.cache_hits = 0
