@@ -54,6 +54,9 @@ class Progress:
     # Files are still being read while their first chunks are extracted: chunks_total (and
     # what is known of the documents) is what is known so far and still grows.
     still_reading: bool = False
+    # Chunks of this run whose records are in the graph: merged in small batches while the run
+    # goes on, so a view that shows the graph can follow it (it grows by a batch every few seconds).
+    chunks_merged: int = 0
 
 
 class ProgressSink(Protocol):

@@ -20,6 +20,9 @@ re-files merged-away records, writes the rows that changed, replays the user's o
 and clears `graph_dirty` and the keys in `pending_rederive` it derived, so no reader ever
 sees a derived graph without the user's edits. A cancel between items writes nothing but
 `graph_dirty=1`, so the next run finishes the merge. `rebuild` runs it to the end. All SQL is in `core.storage.graph`.
+A *provisional* merge (an ingest's batches while it runs, with no summariser) writes the rows
+and the overrides alone: the keys stay owed in `pending_rederive` and `graph_dirty` stays as it
+was, so the run's final merge (or the next run's heal) still summarises them.
 
 Only rows that changed are written, so a re-merge that changes nothing leaves the graph
 version, the full-text index and the embedding queue alone.
@@ -149,25 +152,27 @@ class _Derived:
 
 
 def rebuild(store: Store, keys: set[str] | None = None, summarize: Summarizer | None = None,
-            cancel: threading.Event | None = None) -> None:
+            cancel: threading.Event | None = None, *, provisional: bool = False) -> None:
     """Re-derive entities and relations touching `keys` (all when None); `rebuild_steps` to the end."""
-    for _ in rebuild_steps(store, keys, summarize, cancel):
+    for _ in rebuild_steps(store, keys, summarize, cancel, provisional=provisional):
         pass
 
 
 def rebuild_steps(store: Store, keys: set[str] | None = None, summarize: Summarizer | None = None,
-                  cancel: threading.Event | None = None) -> Iterator[Progress]:
+                  cancel: threading.Event | None = None, *, provisional: bool = False) -> Iterator[Progress]:
     """Re-derive entities and relations touching `keys` (all when None), yielding progress.
 
     Stops between items once `cancel` is set, or when the caller closes it: nothing is
-    written then but `graph_dirty=1`, so the next ingest run merges everything again."""
+    written then but `graph_dirty=1`, so the next ingest run merges everything again.
+    `provisional`: write the derived rows only, leaving `graph_dirty` and `pending_rederive`
+    as they are (what was owed stays owed, also when it stops)."""
     if keys is not None and not keys:
         return
     written: Progress | None = None
     try:
-        written = yield from _steps(store, keys, summarize, cancel)
+        written = yield from _steps(store, keys, summarize, cancel, provisional)
     finally:
-        if written is None:
+        if written is None and not provisional:
             with contextlib.suppress(Exception):  # never hide why the merge stopped
                 graph_rows.mark_graph_dirty(store)
     if written is not None:
@@ -175,7 +180,7 @@ def rebuild_steps(store: Store, keys: set[str] | None = None, summarize: Summari
 
 
 def _steps(store: Store, keys: set[str] | None, summarize: Summarizer | None,
-           cancel: threading.Event | None) -> Generator[Progress, None, Progress | None]:
+           cancel: threading.Event | None, provisional: bool) -> Generator[Progress, None, Progress | None]:
     """The work of `rebuild_steps`; returns its last Progress once the graph is written, else None."""
     version = graph_rows.data_version(store)
     plan = _plan(store, keys, summarize is not None)
@@ -213,8 +218,9 @@ def _steps(store: Store, keys: set[str] | None, summarize: Summarizer | None,
              for r in derived.relations])
         graph_rows.write_derived(conn, plan.scope, entities, relations)
         replay_overrides(conn)
-        graph_rows.set_graph_dirty(conn, derived.missing)
-        healing.clear(conn, plan.scope)  # the keys a drop left owed are derived now
+        if not provisional:
+            graph_rows.set_graph_dirty(conn, derived.missing)
+            healing.clear(conn, plan.scope)  # the keys a drop or a chunk left owed are derived now
     return Progress(stage="merge", message=f"Merged {plan.size} entities and relations", step_done=plan.size,
                     step_total=plan.size)
 

@@ -10,10 +10,13 @@ are read (`stream`); model calls run on a small thread pool, at most `parallel` 
 chunk embeddings among them (`slots`).
 
 Nothing is ever half-written: every chunk is stored `pending` before any model call, and
-becomes `done` in the same transaction that stores its records. A run that is killed
-resumes from the pending chunks; cached replies make repeated work free. A drop (a delete,
-a changed document) writes the keys it touched in its own transaction, and every writing
-job starts by re-deriving what an earlier one left owed (`heal_steps`).
+becomes `done` in the same transaction that stores its records and owes their keys a merge
+(`pending_rederive`). The graph grows while the run goes on: the writer merges the new
+records in small batches (`stream`, every few seconds, no summaries); the final merge
+summarises what the run touched and settles the keys. A run that is killed resumes from the
+pending chunks; cached replies make repeated work free. A drop (a delete, a changed document)
+writes the keys it touched in its own transaction too, and every writing job starts by
+re-deriving what an earlier one left owed (`heal_steps`).
 """
 
 from __future__ import annotations
@@ -44,7 +47,8 @@ __all__ = ["heal_steps", "index", "remove_document"]
 def heal_steps(store: Store, summarize: Summarizer | None = None,
                cancel: threading.Event | None = None) -> Iterator[Progress]:
     """Re-derive what an earlier run left owed: all of the graph when a merge stopped
-    (`graph_dirty`), else the keys a drop wrote to `pending_rederive` before it was killed."""
+    (`graph_dirty`), else the keys a drop or a finished chunk wrote to `pending_rederive` that
+    no merge has settled (a run killed before its final merge: its summaries are made now)."""
     if store.get_meta("graph_dirty") == "1":
         yield from rebuild_steps(store, None, summarize, cancel)
         return
@@ -111,6 +115,8 @@ def index(
             yield tick(documents_total=feed.found, **changes)
     finally:
         run.close()
+    if run.grow(now=True):  # the last batch: every record stored is in the graph, whatever happens next
+        yield tick(chunks_merged=run.chunks_merged)
     settings, llm, slots = run.settings, run.llm, run.slots
     if slots.fatal is not None or run.refused is not None:
         raise slots.fatal or run.refused

@@ -84,6 +84,8 @@ class Slots:
         self.totals = dict(chunks_done=0, chunks_failed=0, **dict.fromkeys(FIGURES, 0))
         self.fatal: LLMError | None = None
         self.unembedded = 0  # chunks extracted since the last embedding batch: embedding trails extraction
+        self.unmerged: set[str] = set()  # keys stored since the last batch merge (`Stream` merges them)
+        self.unmerged_chunks = 0  # chunks whose records wait for that merge
         self._seen: set[int] = set()
         self._pool: ThreadPoolExecutor | None = None
 
@@ -212,9 +214,10 @@ class Slots:
             profile=self.settings.extraction.profile, model=self.llm.model, calls=result.calls,
             keys=keys, relation_keys=pairs,
         )
-        self.touched.update(keys)
-        for pair in pairs:
-            self.touched.update(pair)
+        ends = [k for pair in pairs for k in pair]
+        self.touched.update(keys, ends)
+        self.unmerged.update(keys, ends)
+        self.unmerged_chunks += 1
         for name in FIGURES:
             self.totals[name] += getattr(result, name)
 

@@ -7,6 +7,12 @@ pending chunks (an earlier run's, attachments') join too. The first chunks open 
 the model is checked, `--profile auto` tried on them, the learned token ratios loaded (a
 model that cannot be used is reported after every file is stored, as before streaming).
 Progress counts what is known so far and says so (`still_reading`).
+
+The graph grows during the run: the records stored since the last batch are merged once
+`MERGE_CHUNKS` chunks or `MERGE_EVERY_S` seconds have gathered (`grow`), a provisional merge
+of the keys they touched alone (no summaries: those wait for the run's final merge, and the
+keys stay owed in `pending_rederive` until it), so the graph view, the graph query modes,
+`export` and `status` see a chunk's entities seconds after it was extracted.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from collections.abc import Iterator
 from docatlas.core.base.errors import LLMError
 from docatlas.core.base.paths import shown_name, shown_path
 from docatlas.core.base.settings import Settings
+from docatlas.core.graph.merge import rebuild
 from docatlas.core.jobs.auto_profile import AUTO, TRIAL_CHUNKS, choose_profile, resolved_settings
 from docatlas.core.jobs.feed import Feed, Read, store_read
 from docatlas.core.jobs.slots import Slots
@@ -28,6 +35,8 @@ from docatlas.core.storage import health as stored_health
 from docatlas.core.storage.database import Store
 
 WAIT_S = 0.5  # the longest sleep between two turns when nothing wakes the writer
+MERGE_EVERY_S = 3.0  # records wait at most about this long for their batch merge...
+MERGE_CHUNKS = 20  # ...or until this many chunks gathered, whichever comes first
 
 
 class Stream:
@@ -42,6 +51,8 @@ class Stream:
         self.documents_done = self.documents_skipped = 0
         self.swept = False  # the workspace's other pending chunks have joined the work
         self.extract_started = 0.0
+        self.merged_at = 0.0  # when the last batch was merged (monotonic): the first chunk merges at once
+        self.chunks_merged = 0
         self.refused: LLMError | None = None  # the model could not be used: files are still stored
 
     def steps(self) -> Iterator[dict]:
@@ -56,6 +67,8 @@ class Stream:
                 chunk = slots.keep(future, item)
                 if chunk is not None:
                     yield self._known(message=f"Extracted chunk {chunk.idx + 1}", eta=self._eta())
+            if self.grow():
+                yield self._known()
             yield from self._pages()
             if not self.cancel.is_set():
                 if not self.swept and feed.done:
@@ -77,6 +90,23 @@ class Stream:
             if not slots.in_flight and self.swept and (slots.idle or self.refused):
                 return
             self.wake.wait(WAIT_S)
+
+    def grow(self, now: bool = False) -> bool:
+        """Merge the records stored since the last batch when it is due (or `now`, also once
+        stopped: the run's last batch); True if merged.
+
+        Its cost follows the batch (the keys it touched, with their records), never the graph."""
+        slots = self.slots
+        if not slots.unmerged or (self.cancel.is_set() and not now):
+            return False
+        if not now and slots.unmerged_chunks < MERGE_CHUNKS and time.monotonic() - self.merged_at < MERGE_EVERY_S:
+            return False
+        keys, slots.unmerged = slots.unmerged, set()
+        self.chunks_merged += slots.unmerged_chunks
+        slots.unmerged_chunks = 0
+        rebuild(self.store, keys, None, provisional=True)
+        self.merged_at = time.monotonic()
+        return True
 
     def _trial_ready(self) -> bool:
         """Enough chunks are stored to open the slots (`auto` tries its profiles on the first ones)."""
@@ -113,6 +143,7 @@ class Stream:
         """Store one read file; its chunks join the work."""
         outcome, keys, documents = store_read(self.store, read, self.settings, self.failures, self.warnings)
         self.touched |= keys
+        self.slots.unmerged |= keys  # a changed document's old records are gone: its keys merge with the next batch
         if documents:
             self.slots.add(self.store.work_chunks(documents, with_text=False))
         if self.slots.started:
@@ -138,7 +169,7 @@ class Stream:
         """The figures known so far, with `changes`."""
         figures = dict(self.slots.totals) if self.slots.started else {}
         figures.update(chunks_total=len(self.slots.ids), still_reading=not self.swept,
-                       stage="extract" if self.slots.started else "load")
+                       stage="extract" if self.slots.started else "load", chunks_merged=self.chunks_merged)
         if self.slots.started:
             figures["hosts"] = host_loads(self.llm)
         return figures | changes

@@ -377,10 +377,15 @@ class Store:
         """Store a chunk's records and mark it done (or `empty`) in one transaction.
 
         `keys[i]` is the normalised key of `entities[i]`; `relation_keys[i]` the
-        (source, target) keys of `relations[i]`.
+        (source, target) keys of `relations[i]`. The keys of its new and replaced records are
+        owed a merge (`pending_rederive`, in the same transaction) until one derives them, so a
+        process killed before (or during) its merges leaves exactly those keys to the next run.
         """
         now = time.time()
         with self.transaction() as conn:
+            owed = _touched_keys(conn, "chunks.id = ?", (chunk_id,))  # the records it replaces
+            owed.update(keys)
+            owed.update(k for pair in relation_keys for k in pair)
             conn.execute("DELETE FROM chunk_entities WHERE chunk_id = ?", (chunk_id,))
             conn.execute("DELETE FROM chunk_relations WHERE chunk_id = ?", (chunk_id,))
             conn.executemany(
@@ -401,10 +406,7 @@ class Store:
                 "updated_at = ? WHERE id = ?",
                 (status, profile, model, calls, now, chunk_id),
             )
-            conn.execute(
-                "INSERT INTO meta(key, value) VALUES ('graph_dirty', '1') "
-                "ON CONFLICT(key) DO UPDATE SET value='1'"
-            )
+            conn.executemany("INSERT OR IGNORE INTO pending_rederive(key) VALUES (?)", [(k,) for k in owed])
 
     def fail_chunk(self, chunk_id: int, error: str) -> None:
         """Mark a chunk failed with a reason; it is tried again on the next run."""

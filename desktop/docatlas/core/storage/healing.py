@@ -1,9 +1,11 @@
-"""SQL of `pending_rederive`: the keys a drop touched, kept until a merge derives them.
+"""SQL of `pending_rederive`: the keys a drop or a finished chunk touched, kept until a merge derives them.
 
-The store's drop (`Store._drop_document`: a delete, a changed document replaced) writes them
-in its own transaction, so the keys are on disk the moment their records are gone; `clear`
-runs inside the merge's transaction that derived them. Between the two, a killed process leaves the keys here and the
-next writing job re-derives them first (`docatlas.core.jobs.ingest.heal`).
+The store's drop (`Store._drop_document`: a delete, a changed document replaced) and
+`Store.finish_chunk` write them in their own transaction, so the keys are on disk the moment
+their records are gone or stored; `clear` runs inside the merge's transaction that derived them
+(a provisional batch merge during a run leaves them: their summaries are still owed). Between
+the two, a killed process leaves the keys here and the next writing job re-derives them first
+(`docatlas.core.jobs.ingest.heal_steps`).
 """
 
 from __future__ import annotations
