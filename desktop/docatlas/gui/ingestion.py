@@ -177,6 +177,9 @@ class IngestionController(QObject):
         self.had_work = self.reader.with_work()
         self.failures = ()
         self.phase, self.retry, self.ended = "running", None, None  # the last run's notice goes
+        # The run stores documents as it goes: counts read during it fall behind (a question asked
+        # during the run is answered from what is stored, not told to add documents first).
+        self.workspace.storing = True
         job = job or ingest_job(self.workspace.db_path, paths, self.settings())
         self.task = self.tasks.run(
             "Ingestion", job, on_progress=self._on_progress, on_success=self._on_success,
@@ -237,6 +240,7 @@ class IngestionController(QObject):
         cancelled = self.task is not None and self.task.cancel_event.is_set()
         self.task = None
         self.kind = ""
+        self.workspace.storing = False
         self.phase, self.retry = "idle", None
         self._paused_timer.stop()
         self.documents_changed.emit()

@@ -39,8 +39,14 @@ class Workspace:
         self.conversations = ConversationBook.load(self.folder)
         self.counts = WorkspaceCounts()  # as last read off the GUI thread (see WorkspaceReader)
         self.counts_known = False  # True once a read has landed
+        self.storing = False  # a run is storing documents: counts read during it fall behind
         self.open_store: Callable[[], Store] = lambda: Store(self.db_path)  # a reading connection
         self.is_open = True
+
+    @property
+    def known_empty(self) -> bool:
+        """No documents, as last read, and no run storing some now."""
+        return self.counts_known and self.counts.documents == 0 and not self.storing
 
     @property
     def name(self) -> str:

@@ -7,6 +7,9 @@ references. Three answers need no model call: a question whose names are nowhere
 documents, and an empty context, get "This is not in your documents" with no references
 (`absent`); a count or list question in a graph mode is counted in the graph (`aggregate`).
 A model answer that declines ("not in your documents") and cites nothing keeps no references.
+While the model has not read every document yet (a run going on, or stopped), the answer says
+so (`coverage`, and a note among its warnings): its graph part rests on the documents read so
+far, its passages on the text of all of them. That note is never cached: it is counted afresh.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from docatlas.core.retrieval.retrieve import GRAPH_MODES
 from docatlas.core.retrieval.search import question_vectors
 from docatlas.core.retrieval.templates import fill
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.document_list import reading_progress
 
 MODES = ("local", "global", "hybrid", "naive", "mix", "community")
 NO_CONTEXT_ANSWER = "This is not in your documents: I found nothing about it in them."
@@ -56,6 +60,8 @@ class Answer:
     cached: bool = False
     warnings: tuple[str, ...] = ()
     computed: str = ""  # "count" or "list" (counted in the graph), "absent" (names not in the documents)
+    coverage: tuple[int, int] | None = None  # (documents the model has read, documents) while it is not all
+
 
     def to_json(self) -> dict:
         """`{answer, mode, context: {entities, relations, chunks}, references: [{document, page, chunk}]}`
@@ -70,6 +76,8 @@ class Answer:
             "warnings": list(self.warnings),
             "cached": self.cached,
             "computed": self.computed or None,
+            **({"coverage": {"documents_read": self.coverage[0], "documents": self.coverage[1]}}
+               if self.coverage else {}),
         }
 
     @classmethod
@@ -101,6 +109,12 @@ def answer_messages(context: str, history: Sequence[dict], question: str, respon
     return [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
 
 
+def coverage_note(read: int, total: int) -> str:
+    """What a reader of the answer should know while the model has read `read` of `total` documents."""
+    return (f"The model has read {read:,} of {total:,} documents so far: names and links in this answer come "
+            f"from those, passages from the text of all {total:,}; ask again later for a fuller answer.")
+
+
 def ask(
     store: Store,
     llm: LLM,
@@ -119,7 +133,27 @@ def ask(
     QueryError for an empty question or unknown mode, LLMError (one sentence) when the
     model fails, Cancelled when `cancel` is set; nothing is cached then. `use_cache=False` asks
     afresh (an evaluation timing the model); the answer is still stored for the next time.
+    While the model has not read every document, the answer carries `coverage` and says so.
     """
+    answer = _ask(store, llm, question, settings, mode, history, on_token, cancel, use_cache)
+    read, total = reading_progress(store)
+    if read >= total:
+        return answer
+    return replace(answer, coverage=(read, total), warnings=(*answer.warnings, coverage_note(read, total)))
+
+
+def _ask(
+    store: Store,
+    llm: LLM,
+    question: str,
+    settings: Settings,
+    mode: str | None = None,
+    history: Sequence[dict] = (),
+    on_token: Callable[[str], None] | None = None,
+    cancel: threading.Event | None = None,
+    use_cache: bool = True,
+) -> Answer:
+    """`ask` without the coverage note."""
     q = settings.query
     mode = (mode or q.mode).strip().lower()
     if mode not in MODES:

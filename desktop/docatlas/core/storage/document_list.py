@@ -140,6 +140,13 @@ def totals(store: Store) -> dict[str, int]:
     return dict(row)
 
 
+def reading_progress(store: Store) -> tuple[int, int]:
+    """(documents whose every chunk the model has read, documents with text): what the graph covers so far."""
+    row = store.query("SELECT COUNT(*) AS total, COALESCE(SUM(pending = 0), 0) AS done"
+                      " FROM document_counts WHERE chunks > 0")[0]
+    return int(row["done"]), int(row["total"])
+
+
 def parents(store: Store) -> dict[int, int]:
     """document id -> the document it came inside (an attachment's message, a message's mailbox)."""
     return {int(r["document_id"]): int(r["parent_id"])

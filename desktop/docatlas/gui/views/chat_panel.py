@@ -220,7 +220,7 @@ class ChatPanel(QWidget):
         question = self.question_edit.toPlainText().strip()
         if not question or self.task is not None:
             return
-        if self.workspace.counts_known and self.workspace.counts.documents == 0:
+        if self.workspace.known_empty:
             self.empty_hint.setText(EMPTY_WORKSPACE)
             self.empty_hint.show()
             self.message.emit(EMPTY_WORKSPACE)
@@ -273,7 +273,7 @@ class ChatPanel(QWidget):
             self.message.emit("The answer was stopped.")
         else:
             message = plain_sentence(failure.message)
-            if self.workspace.counts_known and self.workspace.counts.documents == 0:
+            if self.workspace.known_empty:
                 message = EMPTY_WORKSPACE
             turn.error = message
             self.message.emit(message)
