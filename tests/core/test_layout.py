@@ -4,6 +4,7 @@ the store (a reopened graph is read, not laid out), extended for new nodes; comm
 from __future__ import annotations
 
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import networkx as nx
 import numpy as np
@@ -228,3 +229,12 @@ def test_reopening_reads_the_stored_positions_and_lays_nothing_out(tmp_path):
         assert again.placed == 0 and np.array_equal(again.xy, first.xy) and again.unit == first.unit
         with pytest.raises(LayoutCancelled):
             cached_layout(store, graph, relayout=True, cancel=lambda: True)  # a re-layout does ask
+
+
+def test_layouts_on_several_threads_at_once_get_their_own_seeded_results():
+    g = planted(groups=20, size=30, seed=9)
+    edges = [(g.keys[a], g.keys[b], 1.0) for a, b in zip(g.sources, g.targets)]
+    alone = partition(edges), force_layout(g)
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda _: (partition(edges), force_layout(g)), range(8)))
+    assert all(parts == alone[0] and np.array_equal(xy, alone[1]) for parts, xy in together)
