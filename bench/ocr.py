@@ -5,7 +5,7 @@ lines of about 70 characters, `--lines` lines a page, and rendered black on whit
 Pillow's bundled font at `--font-px` px on a US Letter page at `--dpi` dpi (the defaults make
 10.8 pt type at 200 dpi, an ordinary office scan). The pages are saved as an image-only PDF
 and read through DocAtlas's own loader (`loaders.load_steps`: pdfium renders each page, the
-bundled rapidocr-onnxruntime models read it), so the time per page includes rendering.
+PP-OCRv6 models inside the rapidocr wheel read it), so the time per page includes rendering.
 
 Character accuracy is 1 - (Levenshtein distance / characters of the truth), per page, on the
 text with runs of whitespace made one space; "letters only" compares the text without any

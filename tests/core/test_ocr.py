@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 from docatlas.core.base.errors import Cancelled, DocumentError
-from docatlas.core.ingest import scans
+from docatlas.core.ingest import ocr, scans
 from docatlas.core.ingest.loaders import discover, load_document, load_steps
 from docatlas.core.ingest.ocr import assemble
 from fixtures.make_docs import make_pdf
 from fixtures.make_scans import make_mixed_pdf, make_scan_pdf, render_page
+
+TESTS = Path(__file__).resolve().parents[1]
 
 LINES = ["Meridian Shipping signed the contract", "Anna Kovacs approved the payment"]
 
@@ -30,6 +35,13 @@ def test_png_is_read_by_ocr_with_a_confidence(tmp_path: Path) -> None:
     assert squeezed(LINES[0]) in squeezed(page.text) and squeezed(LINES[1]) in squeezed(page.text)
     assert page.text.index("Meridian") < page.text.index("Anna")  # reading order
     assert 0.8 < page.confidence <= 1.0
+
+
+@pytest.mark.parametrize("word", ["one", "Total", "12 March"])
+def test_a_lone_short_word_on_a_blank_page_is_read(word: str) -> None:
+    """PP-OCRv6's detector misses a short word on a page of white paper unless the page is cut to its ink."""
+    read = ocr.recognize(render_page([word]))
+    assert squeezed(read.text) == squeezed(word) and read.confidence > 0.8
 
 
 def test_multipage_tiff_is_one_page_a_frame(tmp_path: Path) -> None:
@@ -128,14 +140,90 @@ def test_assemble_orders_lines_and_weights_confidence() -> None:
     assert read.confidence == pytest.approx((5 * 0.5 + 5 + 4) / 14, abs=1e-4)
 
 
-def test_loading_the_engine_leaves_qts_environment_alone(monkeypatch) -> None:
-    """opencv-python sets QT_QPA_PLATFORM_PLUGIN_PATH to its own Qt 5 plugins when imported."""
-    import subprocess
-    import sys
+FIRST_USE = """
+import sys
 
+def guard(event, args):
+    if event.startswith(("socket.", "urllib.", "http.", "ftplib.")):
+        raise ConnectionRefusedError(f"OCR tried the network: {event} {args[:2]}")
+
+sys.addaudithook(guard)
+from docatlas.core.ingest import ocr
+from fixtures.make_scans import render_page
+
+print(ocr.recognize(render_page(LINES)).text)
+"""
+
+
+def _first_use(tmp_path: Path, script: str) -> subprocess.CompletedProcess:
+    """Run `script` in a new Python (the engine loads there for the first time), in an empty home."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"),
+           "PYTHONPATH": os.pathsep.join([str(TESTS.parent / "desktop"), str(TESTS)])}
+    env.pop("QT_QPA_PLATFORM_PLUGIN_PATH", None)
+    env.pop("QT_QPA_FONTDIR", None)
+    return subprocess.run([sys.executable, "-c", f"LINES = {LINES!r}\n{script}"], capture_output=True, text=True,
+                          timeout=120, env=env, check=False)
+
+
+def test_first_use_reads_the_packaged_models_with_the_network_blocked(tmp_path: Path) -> None:
+    """An audit hook refuses every socket and URL: the engine loads its models from the wheel,
+    downloads nothing, writes nothing to the home folder, and prints nothing of its own."""
+    import rapidocr
+
+    models = Path(rapidocr.__file__).resolve().parent / "models"
+    before = sorted(p.name for p in models.iterdir())
+    out = _first_use(tmp_path, FIRST_USE)
+    assert out.returncode == 0, out.stderr
+    assert squeezed(out.stdout) == squeezed(" ".join(LINES))
+    assert out.stderr == ""  # neither RapidOCR's logger nor ONNX Runtime wrote to the terminal
+    assert not any((tmp_path / "home").iterdir())
+    assert sorted(p.name for p in models.iterdir()) == before
+    assert {path.parent for path in ocr.model_paths().values()} == {models}
+    assert all(path.is_file() for path in ocr.model_paths().values())
+
+
+def test_the_guard_in_that_test_refuses_a_connection(tmp_path: Path) -> None:
+    """The audit hook above really stops a connection (else the test could not fail)."""
+    script = FIRST_USE.split("from docatlas")[0] + "import socket\nsocket.socket().connect(('127.0.0.1', 9))\n"
+    out = _first_use(tmp_path, script)
+    assert out.returncode != 0 and "ConnectionRefusedError: OCR tried the network: socket." in out.stderr
+
+
+def test_rapidocr_logs_nothing_anywhere() -> None:
+    """RapidOCR's logger is off (a level above CRITICAL, so no record is made) and does not pass
+    records on: no line it could log, which might name a page's text, reaches the terminal or
+    DocAtlas's log."""
+    import logging
+
+    ocr.recognize(render_page(LINES))
+    logger = logging.getLogger("RapidOCR")
+    assert not logger.isEnabledFor(logging.CRITICAL) and not logger.propagate
+    assert not [h for h in logger.handlers if isinstance(h, logging.StreamHandler)
+                and getattr(h, "stream", None) in (sys.stderr, sys.stdout, sys.__stderr__, sys.__stdout__)]
+
+
+def test_no_gui_build_of_opencv_is_installed() -> None:
+    """rapidocr brings OpenCV's headless build: no opencv-python (with its own Qt 5 in cv2/qt)."""
+    from importlib import metadata
+
+    import cv2
+
+    names = {(dist.metadata["Name"] or "").lower() for dist in metadata.distributions()}
+    assert not names & {"opencv-python", "opencv-contrib-python", "rapidocr-onnxruntime"}
+    assert "opencv-python-headless" in names
+    folder = Path(cv2.__file__).resolve().parent
+    assert not (folder / "qt").exists()
+    libraries = [p.name for libs in folder.parent.glob("opencv*.libs") for p in libs.iterdir()]
+    assert not [name for name in libraries if name.startswith("libQt")]
+
+
+def test_loading_the_engine_leaves_qts_environment_alone(tmp_path: Path) -> None:
+    """The GUI build of OpenCV set QT_QPA_PLATFORM_PLUGIN_PATH to its own Qt 5 plugins on import;
+    the headless build must not, or the window's child processes would inherit it."""
     script = ("import os\nfrom docatlas.core.ingest import ocr\nocr._get_engine()\n"
               "import cv2\nprint(os.environ.get('QT_QPA_PLATFORM_PLUGIN_PATH'), os.environ.get('QT_QPA_FONTDIR'))")
-    monkeypatch.delenv("QT_QPA_PLATFORM_PLUGIN_PATH", raising=False)
-    monkeypatch.delenv("QT_QPA_FONTDIR", raising=False)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    out = _first_use(tmp_path, script)
+    assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["None", "None"]

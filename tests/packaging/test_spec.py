@@ -193,16 +193,21 @@ def test_entry_gives_child_processes_their_environment_back(monkeypatch, tmp_pat
 
 
 def test_ocr_models_go_where_the_engine_reads_them(bundle):
-    """rapidocr_onnxruntime reads config.yaml and models/*.onnx beside its own modules: the bundle
-    keeps them at the same place under the package's folder, and PIL is no longer excluded."""
-    import rapidocr_onnxruntime
+    """rapidocr reads config.yaml and default_models.yaml beside its own modules, and DocAtlas
+    passes it the paths of its models in rapidocr/models: the bundle keeps each at the same
+    place under the package's folder, and only the models DocAtlas uses."""
+    import rapidocr
+    from docatlas.core.ingest import ocr
 
-    package = Path(rapidocr_onnxruntime.__file__).resolve().parent
+    package = Path(rapidocr.__file__).resolve().parent
     where = destinations(bundle)
-    models = sorted(package.glob("models/*.onnx"))
-    assert models and all(where[str(m)] == "rapidocr_onnxruntime/models" for m in models)
-    assert where[str(package / "config.yaml")] == "rapidocr_onnxruntime"
-    assert "rapidocr_onnxruntime" in bundle.hidden_imports()
+    models = {str(path.resolve()) for path in ocr.model_paths().values()}
+    assert models and all(where[m] == "rapidocr/models" for m in models)
+    bundled_models = {src for src, dest in where.items() if dest == "rapidocr/models"}
+    assert bundled_models == models  # the classifier DocAtlas switches off stays out
+    assert where[str(package / "config.yaml")] == "rapidocr"
+    assert where[str(package / "default_models.yaml")] == "rapidocr"
+    assert "rapidocr" in bundle.hidden_imports()
     assert "PIL" not in bundle.EXCLUDES
 
 
