@@ -54,6 +54,13 @@ EXCLUDES = (
     "PySide6.QtPrintSupport", "PySide6.QtXml",
     "pytest", "_pytest", "pytestqt", "IPython", "matplotlib", "scipy", "pandas", "pip", "setuptools",
     "lib2to3",
+    # Pillow's AVIF and WebP codecs and its Tk bridge (with libavif, libwebp): DocAtlas reads
+    # .png, .jpg, .tif and .bmp, and Pillow's plugins skip a codec that is not there
+    "PIL._avif", "PIL._webp", "PIL._imagingtk", "PIL.ImageTk",
+    # rapidocr's other inference engines (DocAtlas runs ONNX Runtime) and what they would import
+    "rapidocr.inference_engine.pytorch", "rapidocr.inference_engine.paddle", "rapidocr.inference_engine.openvino",
+    "rapidocr.inference_engine.tensorrt", "rapidocr.inference_engine.mnn", "torch", "paddle", "openvino",
+    "tensorrt", "MNN",
 )
 # Qt plugins the window never loads (PyInstaller's PySide6 hooks collect them all): other
 # platforms than xcb, wayland, offscreen and minimal, image formats other than SVG and ICO

@@ -228,3 +228,15 @@ def test_pdfium_survives_pruning_though_only_ctypes_loads_it(bundle):
                 ("libunused.so.1", "/src/libunused.so.1", "BINARY")]
     kept = bundle.prune_libraries(binaries, lambda source: set())
     assert [entry[0] for entry in kept] == ["pypdfium2_raw/libpdfium.so"]
+
+
+def test_pillow_keeps_the_codecs_docatlas_reads(bundle):
+    """The bundle leaves out Pillow's AVIF, WebP and Tk modules, never what .png, .jpg, .tif need."""
+    from docatlas.core.ingest import loaders
+
+    kept = {"PIL", "PIL._imaging", "PIL.Image", "PIL.PngImagePlugin", "PIL.JpegImagePlugin", "PIL.TiffImagePlugin",
+            "PIL.BmpImagePlugin", "PIL.ImageOps"}
+    assert not kept & set(bundle.EXCLUDES)
+    assert {"PIL._avif", "PIL._webp"} <= set(bundle.EXCLUDES)
+    read = loaders.SUPPORTED_SUFFIXES & {".webp", ".avif"}
+    assert not read, f"DocAtlas reads {read}: keep Pillow's codec for it in the bundle"
