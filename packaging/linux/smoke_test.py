@@ -11,8 +11,11 @@ Checks, in order, and stops at the first failure (exit 1):
      unpacked from the .tar.gz;
   4. `docatlas ingest` of three small documents against a scripted Ollama on 127.0.0.1: the frozen
      app tokenises with the bundled cl100k_base file and reads the bundled prompts;
+  2b. no second Qt: no cv2/qt folder and no libQt5 file in the bundle (OpenCV is the headless build);
   4b. `docatlas ingest` of a scanned page (known text rendered with Pillow, as an image-only PDF):
      the frozen app OCRs it with the bundled models, offline, and the graph has the names on it;
+     then `docatlas query` answers a question from the scanned sentence (the test server's reader
+     finds it in the prompt's material), and ONNX Runtime left no telemetry in the home folder;
   5. a first start of the window, offscreen, in an empty home: it paints, creates its data, config
      and log folders private (0700), and closes by itself (DOCATLAS_QUIT_AFTER_MS);
   6. the same in a real X server (Xvfb), with a screenshot;
@@ -126,10 +129,13 @@ def unpack(deb: Path, root: Path) -> Path:
 
 
 def check_libraries(app: Path) -> None:
-    """Every ELF file in the bundle finds all the libraries it loads."""
+    """Every ELF file in the bundle finds all the libraries it loads, with the library path the
+    app's bootloader sets (its _internal folder: a wheel's library without an RPATH, such as
+    igraph's libxml2, finds its neighbour's copy there)."""
     step("ldd: every library the bundle loads is found")
     missing: dict[str, set[str]] = {}
     count = 0
+    env = {**os.environ, "LD_LIBRARY_PATH": str(app / "_internal")}
     for path in app.rglob("*"):
         if path.is_symlink() or not path.is_file() or not (path.suffix == ".so" or ".so." in path.name
                                                           or path == app / "docatlas"):
@@ -138,7 +144,7 @@ def check_libraries(app: Path) -> None:
             if handle.read(4) != b"\x7fELF":
                 continue
         count += 1
-        result = subprocess.run(["ldd", str(path)], capture_output=True, text=True)
+        result = subprocess.run(["ldd", str(path)], capture_output=True, text=True, env=env)
         for line in result.stdout.splitlines():
             if "not found" in line:
                 missing.setdefault(line.split()[0], set()).add(str(path.relative_to(app)))
@@ -235,29 +241,44 @@ def check_ingest(exe: Path, work: Path) -> None:
         server.stop()
 
 
+def check_no_second_qt(app: Path) -> None:
+    """The bundle holds no GUI build of OpenCV: no cv2/qt folder and no Qt 5 library anywhere."""
+    step("no second Qt: no cv2/qt folder, no libQt5 file")
+    qt_folders = [p for p in app.rglob("qt") if p.is_dir() and p.parent.name == "cv2"]
+    check(not qt_folders, f"the bundle has OpenCV's own Qt: {qt_folders}")
+    qt5 = sorted(str(p.relative_to(app)) for p in app.rglob("libQt5*"))
+    check(not qt5, f"the bundle has Qt 5 libraries: {qt5[:5]}")
+    opencv = sorted({p.name for p in (app / "_internal").glob("opencv*")})
+    check(not [name for name in opencv if name.startswith("opencv_python.") or name.startswith("opencv_python-")],
+          f"the bundle has the GUI build of OpenCV: {opencv}")
+    print(f"no cv2/qt, no libQt5*; OpenCV: {', '.join(opencv) or 'none'}")
+
+
 def check_ocr(exe: Path, work: Path) -> None:
-    """The frozen app OCRs a scanned page with its bundled models, connecting only to Ollama."""
-    step("docatlas ingest of a scanned PDF page (bundled OCR models, offline)")
+    """The frozen app OCRs a scanned page with its bundled models, answers a question from what it
+    read, connects only to Ollama, and leaves no ONNX Runtime telemetry in the home folder."""
+    step("docatlas ingest of a scanned PDF page (bundled OCR models, offline), then a question")
     import json
 
+    from fixtures.fact_model import fact_responder
     from fixtures.make_scans import make_scan_pdf
     from fixtures.ollama_fixture import default_models
     from fixtures.ollama_server import FakeOllama
-    from fixtures.scripted_model import scripted_responder
 
-    scan = make_scan_pdf(work / "scan.pdf", [["Meridian Shipping signed the contract with Harbor Authority."]])
+    scan = make_scan_pdf(work / "scan.pdf", [["Meridian Foundation funded Anna Kovacs."]])
     server = FakeOllama(default_models())
-    server.responder = scripted_responder
+    server.responder = fact_responder  # reads the answer from the material the question's prompt holds
     server.start()
-    trace = work / "ocr.strace"
+    home = work / "home-ocr"
     try:
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work / "home"), "LANG": "C.UTF-8",
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
                "OLLAMA_HOST": server.host}
         data = ["--data-dir", str(work / "ws-ocr")]
-        result = subprocess.run([*strace_wrapper(trace), str(exe), *data, "ingest", str(scan), "--model",
-                                 "qwen2.5:7b"], env=env, capture_output=True, text=True, timeout=300)
+        result = subprocess.run([*strace_wrapper(work / "ocr.strace"), str(exe), *data, "ingest", str(scan),
+                                 "--model", "qwen2.5:7b"], env=env, capture_output=True, text=True, timeout=300)
         check(result.returncode == 0, f"ingest of a scan failed (exit {result.returncode}): "
                                       f"{result.stdout}{result.stderr}")
+        check("RapidOCR" not in result.stdout + result.stderr, f"the OCR engine wrote to the terminal: {result.stderr}")
         status = subprocess.run([str(exe), *data, "status", "--json"], env=env, capture_output=True, text=True,
                                 timeout=60)
         (document,) = json.loads(status.stdout)["documents"]
@@ -265,9 +286,21 @@ def check_ocr(exe: Path, work: Path) -> None:
         graph = subprocess.run([str(exe), *data, "export", "--format", "json", "-"], env=env, capture_output=True,
                                text=True, timeout=60)
         names = {e["name"] for e in json.loads(graph.stdout)["entities"]}
-        check({"Meridian Shipping", "Harbor Authority"} <= names, f"OCR'd names missing from the graph: {names}")
+        check({"Meridian Foundation", "Anna Kovacs"} <= names, f"OCR'd names missing from the graph: {names}")
         print(f"OCR: 1 page, confidence {document['ocr']['confidence']:.2f}; entities {sorted(names)}")
-        check_connections(trace, server.port, "OCR ingest", expect=True)
+        check_connections(work / "ocr.strace", server.port, "OCR ingest", expect=True)
+
+        question = "Whom did Meridian Foundation fund?"
+        asked = subprocess.run([*strace_wrapper(work / "query.strace"), str(exe), *data, "query", question,
+                                "--json"], env=env, capture_output=True, text=True, timeout=300)
+        check(asked.returncode == 0, f"query failed (exit {asked.returncode}): {asked.stdout}{asked.stderr}")
+        answer = json.loads(asked.stdout)["answer"]
+        check("Anna Kovacs" in answer, f"the answer does not come from the scanned page: {answer!r}")
+        print(f"query {question!r}: {answer}")
+        check_connections(work / "query.strace", server.port, "query", expect=True)
+        telemetry = home / ".cache" / "Microsoft"
+        check(not telemetry.exists(), f"ONNX Runtime left telemetry in the home folder: {telemetry}")
+        print("no ONNX Runtime telemetry in the home folder")
     finally:
         server.stop()
 
@@ -302,6 +335,13 @@ def check_window(exe: Path, platform: str, work: Path, display: str | None = Non
     print(f"folders created private (0700): {', '.join(str(f.relative_to(home)) for f in folders.values())}")
     check_connections(trace, run.ollama_port, f"window, {platform}", expect=True)
     return run
+
+
+def largest_parts(internal: Path, count: int = 10) -> list[tuple[int, str]]:
+    """The `count` largest entries of the bundle's _internal folder (a folder counts as a whole)."""
+    sizes = [(cold_start.folder_size(p) if p.is_dir() else p.stat().st_size, p.name)
+             for p in internal.iterdir() if not p.is_symlink()]
+    return sorted(sizes, reverse=True)[:count]
 
 
 def xwd_to_png(source: Path, target: Path) -> bool:
@@ -341,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
             deb = build()
         exe = unpack(deb, work / "root")
         check_libraries(exe.parent)
+        check_no_second_qt(exe.parent)
         check_version(exe)
         check_tarball(work)
         check_ingest(exe, work)
@@ -366,6 +407,9 @@ def main(argv: list[str] | None = None) -> int:
 
         step("summary")
         app_mb = cold_start.folder_size(exe.parent) / 2**20
+        print("the ten largest parts of the app folder:")
+        for size, name in largest_parts(exe.parent / "_internal"):
+            print(f"  {size / 2**20:6.1f} MB  {name}")
         tarballs = sorted(BUILD.glob(f"docatlas-{bundle.version()}-linux-*.tar.gz"))
         print(f"app folder {app_mb:.0f} MB; .deb {deb.stat().st_size / 2**20:.0f} MB"
               + (f"; .tar.gz {tarballs[-1].stat().st_size / 2**20:.0f} MB" if tarballs else ""))
