@@ -135,10 +135,12 @@ class OllamaLLM:
                 self.cache.put(key, model, reply.text)
             return replace(reply, seconds=time.monotonic() - started)
         ours = _prompt_tokens(messages)  # counted once: the context asked for, and the learned ratio
-        options["num_ctx"] = steady_context(self.host, model, self._context_for(ours, len(messages), predict, model),
-                                            self._cap(model))
+        wanted, cap = self._context_for(ours, len(messages), predict, model), self._cap(model)
 
         def attempt() -> tuple[str, int, int, str]:
+            # Taken as the call is sent (its slot held): a call prepared earlier never asks for less
+            # than one sent before it, which would make Ollama reload the model.
+            options["num_ctx"] = steady_context(self.host, model, wanted, cap)
             if sink is not None:
                 sink.restart()
             return self._stream(model, messages, options, format, cancel, sink)
