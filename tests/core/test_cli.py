@@ -56,8 +56,9 @@ def test_ingest_status_export_delete(model, capsys, tmp_path):
     data = json.loads((tmp_path / "g.json").read_text(encoding="utf-8"))
     assert set(data) == {"documents", "entities", "relations"}
     assert set(data["documents"][0]) == {"id", "path", "title", "chunks"}
-    assert set(data["entities"][0]) == {"name", "type", "description", "sources", "mentions"}
-    assert set(data["relations"][0]) == {"source", "target", "keywords", "description", "weight", "sources", "mentions"}
+    assert set(data["entities"][0]) == {"name", "type", "description", "layer", "sources", "mentions"}
+    assert set(data["relations"][0]) == {"source", "target", "keywords", "description", "weight", "layer", "sources",
+                                         "mentions"}
 
     docatlas(capsys, "--data-dir", ws, "export", "--format", "graphml", str(tmp_path / "g.graphml"))
     graph = nx.read_graphml(tmp_path / "g.graphml")
@@ -128,8 +129,8 @@ def test_kill_mid_run_loses_nothing_and_redoes_nothing(fake_ollama, tmp_path):
     with Store(db) as store:
         counts = store.counts()
         done = {r["text"] for r in store.query("SELECT text FROM chunks WHERE status IN ('done','empty')")}
-        orphans = store.query("SELECT COUNT(*) AS n FROM chunk_entities ce JOIN chunks c "
-                              "ON c.id = ce.chunk_id WHERE c.status NOT IN ('done', 'empty')")[0]["n"]
+        orphans = store.query("SELECT COUNT(*) AS n FROM chunk_entities ce JOIN chunks c ON c.id = ce.chunk_id"
+                              " WHERE c.status NOT IN ('done', 'empty') AND ce.layer = 'model'")[0]["n"]
     assert 3 <= len(done) < counts["chunks"] and orphans == 0
     fake_ollama.requests.clear()
     fake_ollama.latency = 0

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from docatlas.core.base import paths
+from docatlas.core.base.keys import entity_key
 from docatlas.core.graph.export import graph_data
 from docatlas.core.jobs.ingest import index
 from docatlas.core.storage import healing
@@ -57,7 +58,7 @@ class HeldModel:
                 names = names_in(first.rsplit("Question:", 1)[-1])
                 return json.dumps({"high_level": names, "low_level": names})
             return self.script(request)
-        if SUMMARY_MARK not in first and "Zara Quill" in passage_of(first):
+        if SUMMARY_MARK not in first and "Passage:\n" in first and "Zara Quill" in passage_of(first):
             self.holding.set()
             self.release.wait(WAIT_S)
         return self.extract(request)
@@ -101,10 +102,14 @@ def wait_for(what: Callable[[], object], process: subprocess.Popen, describe: st
     raise AssertionError(f"never saw {describe}")
 
 
-def exported_names(server, ws: Path) -> set[str]:
+def exported(server, ws: Path) -> dict:
     result = cli(server, ws, "export", "--format", "json", "-")
     assert result.returncode == 0, result.stderr
-    return {e["name"] for e in json.loads(result.stdout)["entities"]}
+    return json.loads(result.stdout)
+
+
+def exported_names(server, ws: Path, layer: str = "model") -> set[str]:
+    return {e["name"] for e in exported(server, ws)["entities"] if e["layer"] == layer}
 
 
 def corpus(tmp_path: Path) -> Path:
@@ -116,9 +121,16 @@ def test_export_status_and_every_query_mode_see_the_run_as_it_goes(model, tmp_pa
     run = start_ingest(model, ws, docs)
     try:
         wait_for(model.responder.holding.is_set, run, "the held file's extraction call")
-        names = wait_for(lambda: (found := exported_names(model, ws)) >= {"Maria Lopez", "Harbor Analytics"}
-                         and found, run, "the first files' entities in `export`")
-        assert "Zara Quill" not in names  # its call is still held: the run is in the middle
+        wait_for(lambda: (found := exported_names(model, ws)) >= {"Maria Lopez", "Harbor Analytics"}
+                 and found, run, "the first files' entities in `export`")
+        graph = exported(model, ws)
+        layers = {e["name"]: e["layer"] for e in graph["entities"]}
+        names = {n for n, layer in layers.items() if layer == "model"}
+        # the held file is not extracted yet (the run is in the middle): its names are the concept layer's
+        assert "Zara Quill" not in names and layers["Zara Quill"] == layers["Kyoto Garden Tower"] == "concept"
+        assert layers["Maria Lopez"] == "model"
+        link = next(r for r in graph["relations"] if {r["source"], r["target"]} == {"Zara Quill", "Otto Brand"})
+        assert link["layer"] == "concept" and link["sources"] and link["sources"][0].endswith(HELD)
 
         status = cli(model, ws, "status", "--json")
         assert status.returncode == 0, status.stderr
@@ -134,6 +146,12 @@ def test_export_status_and_every_query_mode_see_the_run_as_it_goes(model, tmp_pa
         assert report["coverage"] == {"documents_read": len(DOCUMENTS), "documents": total}  # it says what it rests on
         assert f"The model has read {len(DOCUMENTS)} of {total} documents so far" in naive.stderr
 
+        partners = cli(model, ws, "query", "Who is Zara Quill connected to?", "--mode", "local", "--json")
+        assert partners.returncode == 0, partners.stderr
+        context = json.loads(partners.stdout)["context"]
+        linked = {end for r in context["relations"] for end in (r["source"], r["target"])}
+        assert {"Zara Quill", "Otto Brand"} <= linked, context  # from a document the model has not read
+
         for mode in ("local", "global", "hybrid", "mix"):
             answer = cli(model, ws, "query", "What did Maria Lopez found?", "--mode", mode, "--json")
             assert answer.returncode == 0, answer.stderr
@@ -147,6 +165,7 @@ def test_export_status_and_every_query_mode_see_the_run_as_it_goes(model, tmp_pa
     _, err = run.communicate(timeout=120)
     assert run.returncode == 0, err
     assert {"Zara Quill", "Otto Brand"} <= exported_names(model, ws)
+    assert not exported_names(model, ws, "concept")  # the model's records replaced every concept name
     after = cli(model, ws, "query", "Where did Zara Quill meet Otto Brand?", "--mode", "naive", "--json")
     assert "coverage" not in json.loads(after.stdout) and "The model has read" not in after.stderr
 
@@ -190,7 +209,11 @@ def test_a_run_killed_after_its_batches_leaves_exactly_its_keys_owed_and_the_nex
     settings = settings_for(model, summary_tokens=20)
     with Store(ws / "docatlas.sqlite") as store:
         assert store.get_meta("graph_dirty") != "1"  # no full rebuild owed: the keys alone
-        assert healing.pending(store) == stored_keys(store)  # owed their summaries, no more, no less
+        owed, stored = healing.pending(store), stored_keys(store)
+        in_graph = {entity_key(e["name"]) for e in graph_data(store)["entities"]}
+        # owed: every stored key (their summaries), and the concept names whose records the model's
+        # replaced (already gone from the graph: the batch merged them away)
+        assert stored <= owed and (owed - stored) == {"lisbon"} and not (owed - stored) & in_graph
         summaries_before = [e["description"] for e in graph_data(store)["entities"]
                             if e["description"].startswith("Summary of ")]
         assert summaries_before == []  # the batches made none: the final merge never came

@@ -45,13 +45,13 @@ def graph_data(store: Store, with_mentions: bool = False) -> dict:
     for row in graph_rows.entities_by_name(store):
         names[row["key"]] = row["name"]
         entities.append({"name": row["name"], "type": row["type"], "description": row["description"],
-                         "sources": e_sources.get(row["key"], [])})
+                         "layer": row["layer"], "sources": e_sources.get(row["key"], [])})
     relation_rows = graph_rows.relations_in_order(store)
     pairs = [(row["source_key"], row["target_key"]) for row in relation_rows]
     relations = [
         {"source": names.get(a, a), "target": names.get(b, b),
          "keywords": row["keywords"], "description": row["description"], "weight": row["weight"],
-         "sources": r_sources.get((a, b), [])}
+         "layer": row["layer"], "sources": r_sources.get((a, b), [])}
         for (a, b), row in zip(pairs, relation_rows)
     ]
     documents = [{"id": d.id, "path": d.path, "title": d.title, "chunks": chunk_counts.get(d.id, 0)}
@@ -78,11 +78,11 @@ def to_networkx(data: dict) -> nx.Graph:
 
     graph = nx.Graph()
     for e in data["entities"]:
-        graph.add_node(e["name"], type=e["type"], description=e["description"],
+        graph.add_node(e["name"], type=e["type"], description=e["description"], layer=e["layer"],
                        sources="; ".join(e["sources"]))
     for r in data["relations"]:
         graph.add_edge(r["source"], r["target"], keywords=r["keywords"], description=r["description"],
-                       weight=float(r["weight"]), sources="; ".join(r["sources"]))
+                       weight=float(r["weight"]), layer=r["layer"], sources="; ".join(r["sources"]))
     return graph
 
 
@@ -94,8 +94,8 @@ def export(store: Store, fmt: str, out: Path) -> Path:
     out = Path(out)
     if fmt == "csv":
         out.mkdir(parents=True, exist_ok=True)
-        _write_csv(out / "entities.csv", ["name", "type", "description", "sources"], data["entities"])
-        _write_csv(out / "relations.csv", ["source", "target", "keywords", "description", "weight", "sources"],
+        _write_csv(out / "entities.csv", ["name", "type", "description", "layer", "sources"], data["entities"])
+        _write_csv(out / "relations.csv", ["source", "target", "keywords", "description", "weight", "layer", "sources"],
                    data["relations"])
         _write_csv(out / "documents.csv", ["id", "path", "title", "chunks"], data["documents"])
         return out

@@ -35,7 +35,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from docatlas.core.base.keys import distinct, relation_pair
@@ -46,6 +46,8 @@ from docatlas.core.storage import graph as graph_rows
 from docatlas.core.storage import healing
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.graph import Records, Source
+
+MODEL, CONCEPT = "model", "concept"  # a record's layer: the model's reply, or a name found in the text
 
 
 class Summarizer(Protocol):
@@ -69,6 +71,7 @@ class MergedEntity:
     type: str
     description: str
     mentions: int
+    layer: str = MODEL
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,7 @@ class MergedRelation:
     description: str
     weight: float
     mentions: int
+    layer: str = MODEL
 
 
 def vote(values: Sequence[str], fallback: str) -> str:
@@ -137,6 +141,8 @@ class _Plan:
     endpoints: list[tuple[str, str]] = field(default_factory=list)  # nodes named only in relations: (key, name)
     labels: dict[tuple[str, str], str] = field(default_factory=dict)
     display: dict[str, str] = field(default_factory=dict)
+    concept: set[str] = field(default_factory=set)  # keys only the concept layer names
+    concept_pairs: set[tuple[str, str]] = field(default_factory=set)  # pairs only the concept layer links
 
     @property
     def size(self) -> int:
@@ -213,8 +219,8 @@ def _steps(store: Store, keys: set[str] | None, summarize: Summarizer | None,
         # applied to the rows before they are written, and replayed on the stored ones.
         entities, relations = overridden_rows(
             list_overrides(conn), aliases(conn),
-            [(e.key, e.name, e.type, e.description, e.mentions) for e in derived.entities],
-            [(r.source_key, r.target_key, r.keywords, r.description, r.weight, r.mentions)
+            [(e.key, e.name, e.type, e.description, e.mentions, e.layer) for e in derived.entities],
+            [(r.source_key, r.target_key, r.keywords, r.description, r.weight, r.mentions, r.layer)
              for r in derived.relations])
         graph_rows.write_derived(conn, plan.scope, entities, relations)
         replay_overrides(conn)
@@ -234,18 +240,27 @@ def _plan(db: Source, keys: set[str] | None, labelled: bool) -> _Plan:
         scope = set(keys) | {alias_of[k] for k in keys if k in alias_of} | {k for pair in moved for k in pair}
     plan = _Plan(scope, moved, graph_rows.read_records(db, scope))
     filed = dict(moved)
-    for key, name, etype, description in plan.records.entities:
-        names, types, descriptions = plan.mentions.setdefault(filed.get(key, key), ([], [], []))
+    concept_names: dict[str, list[str]] = {}
+    concept_links: dict[tuple[str, str], tuple[list[str], list[str], list[float | None]]] = {}
+    for key, name, etype, description, layer in plan.records.entities:
+        key = filed.get(key, key)
+        if layer == CONCEPT:
+            concept_names.setdefault(key, []).append(name)
+            continue
+        names, types, descriptions = plan.mentions.setdefault(key, ([], [], []))
         names.append(name), types.append(etype), descriptions.append(description)
     endpoint_names: dict[str, list[str]] = {}
-    for sk, tk, source, target, kw, desc, strength in plan.records.relations:
+    for sk, tk, source, target, kw, desc, strength, layer in plan.records.relations:
         sk, tk = filed.get(sk, sk), filed.get(tk, tk)
         if sk == tk:
             continue
-        kws, descs, strengths = plan.edges.setdefault(relation_pair(sk, tk), ([], [], []))
+        kws, descs, strengths = (concept_links if layer == CONCEPT else plan.edges).setdefault(
+            relation_pair(sk, tk), ([], [], []))
         kws.append(kw), descs.append(desc), strengths.append(strength)
-        endpoint_names.setdefault(sk, []).append(source)
-        endpoint_names.setdefault(tk, []).append(target)
+        if layer != CONCEPT:
+            endpoint_names.setdefault(sk, []).append(source)
+            endpoint_names.setdefault(tk, []).append(target)
+    _add_concepts(plan, concept_names, concept_links, endpoint_names)
     if labelled:  # display names are needed for summaries only (merge_entity votes again)
         plan.display = {key: vote([n.strip() for n in names], key) for key, (names, _, _) in plan.mentions.items()}
     stored = graph_rows.entity_names(db, [k for k in endpoint_names if k not in plan.mentions])
@@ -260,6 +275,23 @@ def _plan(db: Source, keys: set[str] | None, labelled: bool) -> _Plan:
 
         plan.labels = {pair: f"the link between {name(pair[0])} and {name(pair[1])}" for pair in plan.edges}
     return plan
+
+
+def _add_concepts(plan: _Plan, names: dict[str, list[str]],
+                  links: dict[tuple[str, str], tuple[list[str], list[str], list[float | None]]],
+                  endpoints: dict[str, list[str]]) -> None:
+    """The concept layer's names and links where no model record names the key or links the pair.
+
+    Every record of a key in scope is read, and every record of a pair with an end in scope,
+    so "no model record" is known for each: the model's records replace the concept layer's."""
+    for key, found in names.items():
+        if key not in plan.mentions and key not in endpoints:
+            plan.mentions[key] = (found, [""] * len(found), [""] * len(found))
+            plan.concept.add(key)
+    for pair, link in links.items():
+        if pair not in plan.edges:
+            plan.edges[pair] = link
+            plan.concept_pairs.add(pair)
 
 
 def _summary_requests(plan: _Plan, summarize: Summarizer) -> list[SummaryRequest]:
@@ -292,7 +324,8 @@ def _derive(plan: _Plan, summaries: dict[SummaryRequest, str | None] | None, nee
     for key, (names, types, descriptions) in plan.mentions.items():
         if cancel is not None and cancel.is_set():
             return
-        out.entities.append(merge_entity(key, names, types, descriptions, summarize))
+        merged = merge_entity(key, names, types, descriptions, summarize)
+        out.entities.append(replace(merged, layer=CONCEPT) if key in plan.concept else merged)
         done += 1
         yield done
     for key, name in plan.endpoints:
@@ -302,7 +335,7 @@ def _derive(plan: _Plan, summaries: dict[SummaryRequest, str | None] | None, nee
     for pair, (keywords, descriptions, strengths) in plan.edges.items():
         if cancel is not None and cancel.is_set():
             return
-        out.relations.append(merge_relation(pair, keywords, descriptions, strengths, plan.labels.get(pair, ""),
-                                            summarize))
+        merged = merge_relation(pair, keywords, descriptions, strengths, plan.labels.get(pair, ""), summarize)
+        out.relations.append(replace(merged, layer=CONCEPT) if pair in plan.concept_pairs else merged)
         done += 1
         yield done

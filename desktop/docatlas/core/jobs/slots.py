@@ -209,14 +209,13 @@ class Slots:
         record_findings(self.store, chunk.id, result)  # first: a finished chunk always has its findings
         keys = [entity_key(e.name) for e in result.entities]
         pairs = [(entity_key(r.source), entity_key(r.target)) for r in result.relations]
-        self.store.finish_chunk(
+        owed = self.store.finish_chunk(
             chunk.id, result.entities, result.relations, status=result.status,
             profile=self.settings.extraction.profile, model=self.llm.model, calls=result.calls,
             keys=keys, relation_keys=pairs,
-        )
-        ends = [k for pair in pairs for k in pair]
-        self.touched.update(keys, ends)
-        self.unmerged.update(keys, ends)
+        )  # the reply's keys and those of the records it replaced (the chunk's concept names)
+        self.touched.update(owed)
+        self.unmerged.update(owed)
         self.unmerged_chunks += 1
         for name in FIGURES:
             self.totals[name] += getattr(result, name)

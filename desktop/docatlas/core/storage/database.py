@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from docatlas.core.base.concepts import SAME_SENTENCE, find_concepts
 from docatlas.core.base.errors import StoreError
 from docatlas.core.base.records import EntityRecord, RelationRecord
 from docatlas.core.storage.locate import relocate as relocate_mentions
@@ -295,7 +296,10 @@ class Store:
                              [(doc_id, number, start) for number, start in pages])
             if not inserted:
                 conn.execute("UPDATE documents SET status = 'done' WHERE id = ?", (doc_id,))
-        return int(doc_id), touched
+            named = _store_concepts(conn, doc_id)
+            # Owed a merge like a drop's keys: a kill before the next batch leaves them to the next run.
+            conn.executemany("INSERT OR IGNORE INTO pending_rederive(key) VALUES (?)", [(k,) for k in named - touched])
+        return int(doc_id), touched | named
 
     def put_failed_document(self, *, path: str, title: str, kind: str, content_hash: str,
                             size: int, error: str) -> set[str]:
@@ -373,13 +377,14 @@ class Store:
         calls: int,
         keys: Sequence[str],
         relation_keys: Sequence[tuple[str, str]],
-    ) -> None:
+    ) -> set[str]:
         """Store a chunk's records and mark it done (or `empty`) in one transaction.
 
         `keys[i]` is the normalised key of `entities[i]`; `relation_keys[i]` the
         (source, target) keys of `relations[i]`. The keys of its new and replaced records are
         owed a merge (`pending_rederive`, in the same transaction) until one derives them, so a
         process killed before (or during) its merges leaves exactly those keys to the next run.
+        Returns those keys (the chunk's replaced records' among them: its concept names).
         """
         now = time.time()
         with self.transaction() as conn:
@@ -407,6 +412,7 @@ class Store:
                 (status, profile, model, calls, now, chunk_id),
             )
             conn.executemany("INSERT OR IGNORE INTO pending_rederive(key) VALUES (?)", [(k,) for k in owed])
+        return owed
 
     def fail_chunk(self, chunk_id: int, error: str) -> None:
         """Mark a chunk failed with a reason; it is tried again on the next run."""
@@ -505,6 +511,29 @@ def _keep_path_bytes(conn: sqlite3.Connection, document_id: int | None, raw: byt
     if raw is not None:
         conn.execute("INSERT OR REPLACE INTO document_path_bytes(document_id, raw) VALUES (?, ?)",
                      (document_id, raw))
+
+
+CONCEPT_BATCH = 200  # chunks read back at a time to find their names (memory stays flat)
+
+
+def _store_concepts(conn: sqlite3.Connection, document_id: int) -> set[str]:
+    """The concept layer's records of a document's new chunks (`core.base.concepts`); their keys."""
+    keys: set[str] = set()
+    cursor = conn.execute("SELECT id, text FROM chunks WHERE document_id = ? ORDER BY idx", (document_id,))
+    while rows := cursor.fetchmany(CONCEPT_BATCH):
+        entities, relations = [], []
+        for chunk_id, text in rows:
+            found = find_concepts(text)
+            entities += [(chunk_id, key, name) for key, name in found.names.items()]
+            relations += [(chunk_id, a, b, found.names[a], found.names[b], float(n))
+                          for (a, b), n in found.links.items()]
+            keys.update(found.names)
+        conn.executemany("INSERT INTO chunk_entities(chunk_id, key, name, type, description, layer) "
+                         "VALUES (?, ?, ?, '', '', 'concept')", entities)
+        conn.executemany("INSERT INTO chunk_relations(chunk_id, source_key, target_key, source, target, keywords, "
+                         "description, strength, layer) VALUES (?, ?, ?, ?, ?, ?, '', ?, 'concept')",
+                         [(c, a, b, sa, sb, SAME_SENTENCE, n) for c, a, b, sa, sb, n in relations])
+    return keys
 
 
 def _touched_keys(conn: sqlite3.Connection, where: str, params: tuple) -> set[str]:

@@ -15,17 +15,18 @@ from dataclasses import dataclass
 from docatlas.core.storage.database import Store
 
 Source = Store | sqlite3.Connection
-EntityRow = tuple[str, str, str, str, int]  # key, name, type, description, mentions
-RelationRow = tuple[str, str, str, str, float, int]  # source_key, target_key, keywords, description, weight, mentions
+EntityRow = tuple[str, str, str, str, int, str]  # key, name, type, description, mentions, layer
+# source_key, target_key, keywords, description, weight, mentions, layer
+RelationRow = tuple[str, str, str, str, float, int, str]
 
 
 @dataclass(frozen=True)
 class Records:
     """Per-chunk records in scope, in chunk order, keys as stored."""
 
-    entities: list[tuple[str, str, str, str]]  # key, name, type, description
-    # source_key, target_key, source, target, keywords, description, strength
-    relations: list[tuple[str, str, str, str, str, str, float | None]]
+    entities: list[tuple[str, str, str, str, str]]  # key, name, type, description, layer
+    # source_key, target_key, source, target, keywords, description, strength, layer
+    relations: list[tuple[str, str, str, str, str, str, float | None, str]]
 
 
 def fetch_rows(db: Source, sql: str, params: Sequence = ()) -> list[tuple]:
@@ -99,10 +100,10 @@ def move_records(conn: sqlite3.Connection, pairs: Iterable[tuple[str, str]]) -> 
 def read_records(db: Source, scope: set[str] | None) -> Records:
     """The entity and relation records touching `scope` (all when None), in chunk order."""
     where_e, params_e, where_r, params_r = _scope(scope)
-    entities = fetch_rows(db, f"SELECT key, name, type, description FROM chunk_entities{where_e} "
+    entities = fetch_rows(db, f"SELECT key, name, type, description, layer FROM chunk_entities{where_e} "
                          "ORDER BY chunk_id, rowid", params_e)
-    relations = fetch_rows(db, "SELECT source_key, target_key, source, target, keywords, description, strength "
-                          f"FROM chunk_relations{where_r} ORDER BY chunk_id, rowid", params_r)
+    relations = fetch_rows(db, "SELECT source_key, target_key, source, target, keywords, description, strength, "
+                          f"layer FROM chunk_relations{where_r} ORDER BY chunk_id, rowid", params_r)
     return Records(entities, relations)
 
 
@@ -147,18 +148,18 @@ def write_derived(conn: sqlite3.Connection, scope: set[str] | None, entities: Se
     Untouched rows are not written, so the full-text index and embedding queue (triggers)
     and the graph version stay as they are when nothing changed."""
     where_e, params_e, where_r, params_r = _scope(scope)
-    old_e = {r[0]: r for r in fetch_rows(conn, f"SELECT key, name, type, description, mentions FROM entities{where_e}",
-                                    params_e)}
-    old_r = {r[:2]: r for r in fetch_rows(conn, "SELECT source_key, target_key, keywords, description, weight, mentions"
-                                           f" FROM relations{where_r}", params_r)}
+    old_e = {r[0]: r for r in fetch_rows(conn, "SELECT key, name, type, description, mentions, layer"
+                                               f" FROM entities{where_e}", params_e)}
+    old_r = {r[:2]: r for r in fetch_rows(conn, "SELECT source_key, target_key, keywords, description, weight,"
+                                           f" mentions, layer FROM relations{where_r}", params_r)}
     new_e = {r[0]: tuple(r) for r in entities}
     new_r = {tuple(r[:2]): tuple(r) for r in relations}
     conn.executemany("DELETE FROM entities WHERE key = ?", [(k,) for k in old_e.keys() - new_e.keys()])
     conn.executemany("DELETE FROM relations WHERE source_key = ? AND target_key = ?", list(old_r.keys() - new_r.keys()))
-    conn.executemany("INSERT OR REPLACE INTO entities(key, name, type, description, mentions) VALUES (?, ?, ?, ?, ?)",
-                     [row for key, row in new_e.items() if old_e.get(key) != row])
+    conn.executemany("INSERT OR REPLACE INTO entities(key, name, type, description, mentions, layer)"
+                     " VALUES (?, ?, ?, ?, ?, ?)", [row for key, row in new_e.items() if old_e.get(key) != row])
     conn.executemany("INSERT OR REPLACE INTO relations(source_key, target_key, keywords, description, weight, "
-                     "mentions) VALUES (?, ?, ?, ?, ?, ?)",
+                     "mentions, layer) VALUES (?, ?, ?, ?, ?, ?, ?)",
                      [row for pair, row in new_r.items() if old_r.get(pair) != row])
 
 
@@ -209,8 +210,8 @@ def chunk_counts(store: Store) -> dict[int, int]:
 
 
 def entities_by_name(store: Store) -> list[dict]:
-    """Every entity (key, name, type, description), by display name."""
-    return store.query("SELECT key, name, type, description FROM entities ORDER BY name COLLATE NOCASE")
+    """Every entity (key, name, type, description, layer), by display name."""
+    return store.query("SELECT key, name, type, description, layer FROM entities ORDER BY name COLLATE NOCASE")
 
 
 def relations_in_order(store: Store) -> list[dict]:

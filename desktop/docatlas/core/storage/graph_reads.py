@@ -129,12 +129,13 @@ def relation_details(store: Store, a: str, b: str) -> RelationDetails | None:
 
 
 def graph_rows(store: Store) -> tuple[list[sqlite3.Row], list[sqlite3.Row], list[tuple[int, str]]]:
-    """(key, name, type, mentions) of every entity by key, (source, target, weight, keywords) of
-    every relation, and (id, title) of every document, in one consistent read."""
+    """(key, name, type, mentions, layer) of every entity by key, (source, target, weight, keywords,
+    layer) of every relation, and (id, title) of every document, in one consistent read."""
     store.conn.execute("BEGIN")
     try:
-        entities = store.conn.execute("SELECT key, name, type, mentions FROM entities ORDER BY key").fetchall()
-        relations = store.conn.execute("SELECT source_key, target_key, weight, keywords FROM relations").fetchall()
+        entities = store.conn.execute("SELECT key, name, type, mentions, layer FROM entities ORDER BY key").fetchall()
+        relations = store.conn.execute(
+            "SELECT source_key, target_key, weight, keywords, layer FROM relations").fetchall()
         documents = [(r[0], r[1]) for r in store.conn.execute("SELECT id, title FROM documents ORDER BY id")]
     finally:
         store.conn.execute("COMMIT")

@@ -18,6 +18,7 @@ from docatlas.core.storage.migrations import (
     m012_scan_pages,
     m013_vector_keys,
     m014_document_counts,
+    m015_concept_layer,
 )
 
 MIGRATIONS: list = [  # SQL text, or a module with `apply(conn, statements)`
@@ -35,5 +36,6 @@ MIGRATIONS: list = [  # SQL text, or a module with `apply(conn, statements)`
     m012_scan_pages.SQL,
     m013_vector_keys,
     m014_document_counts.SQL,
+    m015_concept_layer,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
