@@ -122,6 +122,11 @@ class GraphCanvas(CanvasInput, QWidget):
         self.update()
 
     @property
+    def view_is_fitted(self) -> bool:
+        """The view is still the one a fit set: the person has not panned or zoomed since."""
+        return self._fitted is not None
+
+    @property
     def theme(self) -> Theme:
         """The colours in use: the look's, or the application's before any look."""
         return self.look.theme if self.look is not None else current_theme()

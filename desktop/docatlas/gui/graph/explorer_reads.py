@@ -53,7 +53,8 @@ class ExplorerReads:
         if self._closed:
             return
         model, scene, look, overview = result
-        first = self.model is None or self.model.size == 0
+        # a graph that grows (a run going on) stays fitted until the person moves the view
+        first = self.model is None or self.model.size == 0 or self.canvas.view_is_fitted
         self.model = model
         self._loading = False
         self.toolbar.names.setStringList(sorted(set(model.names), key=str.casefold))

@@ -19,6 +19,7 @@ import numpy as np
 
 from docatlas.core.graph import layout
 from docatlas.core.graph.layout import Cancel, Communities, GraphArrays, graph_arrays
+from docatlas.core.graph.merge import CONCEPT
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.graph_reads import document_keys, graph_rows
 
@@ -55,6 +56,8 @@ class GraphModel:
     mentions: np.ndarray | None = None  # per node (its degree when not given)
     scale: float = 1.0  # scene units per layout unit (positions are saved in layout units)
     pinned: frozenset[str] = frozenset()  # keys of the nodes the user pinned
+    concept_nodes: np.ndarray | None = None  # per node: only the concept layer names it (not read by the model)
+    concept_edges: np.ndarray | None = None  # per edge: only the concept layer links it (a shared sentence)
     degree: np.ndarray = field(init=False)
     radius: np.ndarray = field(init=False)  # by degree
     radius_by_mentions: np.ndarray = field(init=False)
@@ -83,6 +86,10 @@ class GraphModel:
             set_(self, "keywords", [""] * len(self.sources))
         if self.mentions is None:
             set_(self, "mentions", self.degree.copy())
+        if self.concept_nodes is None:
+            set_(self, "concept_nodes", np.zeros(n, bool))
+        if self.concept_edges is None:
+            set_(self, "concept_edges", np.zeros(len(self.sources), bool))
         set_(self, "radius", _radius(self.degree))
         set_(self, "radius_by_mentions", _radius(np.asarray(self.mentions)))
         count = np.zeros(n, np.int64)
@@ -118,7 +125,8 @@ class GraphModel:
             types=[self.types[i] for i in nodes], sources=local[self.sources[keep]], targets=local[self.targets[keep]],
             xy=xy, community=self.community[nodes], community_titles=self.community_titles, documents=self.documents,
             document_nodes={d: m for d, m in documents.items() if len(m)}, weights=self.weights[keep],
-            keywords=[self.keywords[i] for i in keep], mentions=np.asarray(self.mentions)[nodes])
+            keywords=[self.keywords[i] for i in keep], mentions=np.asarray(self.mentions)[nodes],
+            concept_nodes=self.concept_nodes[nodes], concept_edges=self.concept_edges[keep])
 
     def neighbours_of(self, node: int) -> np.ndarray:
         """Indices of a node's neighbours."""
@@ -215,7 +223,9 @@ def _read_model(store: Store, relayout: bool, cancel: Cancel | None) -> GraphMod
         document_nodes=_document_nodes(store, {k: i for i, k in enumerate(keys)}),
         layout_seconds=result.seconds, placed=result.placed, weights=graph.weights,
         keywords=[r[3] or "" for r in kept], mentions=np.array([int(r[3] or 0) for r in entities], np.int64),
-        scale=scale, pinned=frozenset(layout.pinned(store)))
+        scale=scale, pinned=frozenset(layout.pinned(store)),
+        concept_nodes=np.array([r[4] == CONCEPT for r in entities], bool),
+        concept_edges=np.array([r[4] == CONCEPT for r in kept], bool))
     object.__setattr__(model, "community_titles", titled(model, known))  # names need the degrees computed above
     return model
 

@@ -53,6 +53,7 @@ def paint_scene(painter: QPainter, scene: Scene, visible: QRectF, stale: Callabl
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, edge_antialias)
             pen.setColor(batch.colour)
             pen.setWidthF(batch.width)
+            pen.setStyle(Qt.PenStyle.DashLine if batch.dashed else Qt.PenStyle.SolidLine)
             painter.setPen(pen)
             painter.drawPath(batch.path)
         else:

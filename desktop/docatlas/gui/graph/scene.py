@@ -30,6 +30,7 @@ EDGES_PER_CALL = 120
 LONG_EDGES_PER_CALL = 30
 LONG_EDGE = 8.0  # an edge this many times the median edge length is drawn in the shorter calls
 NODES_PER_CALL = 150
+RING_HOLE = 0.55  # a concept node's open centre, as a share of its radius
 MOST_TILES_A_SIDE = 32  # a zoomed-in view of a big graph skips every tile it does not meet
 
 
@@ -44,6 +45,7 @@ class Batch:
     count: int
     big: bool = False
     width: float = 1.0  # pixels, for edges
+    dashed: bool = False  # an edge of the concept layer (two names in one sentence, not read by the model)
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,14 @@ def _edge_groups(model: GraphModel, edges: np.ndarray, widths: np.ndarray) -> li
 
 
 def _edge_batches(model: GraphModel, edges: np.ndarray, colour: str, widths: np.ndarray) -> list[Batch]:
+    """Model edges solid, the concept layer's dashed, each in batches of their own."""
+    concept = model.concept_edges[edges]
+    return (_edges_drawn(model, edges[~concept], colour, widths)
+            + _edges_drawn(model, edges[concept], colour, widths, dashed=True))
+
+
+def _edges_drawn(model: GraphModel, edges: np.ndarray, colour: str, widths: np.ndarray,
+                 dashed: bool = False) -> list[Batch]:
     batches = []
     a, b = model.sources[edges], model.targets[edges]
     for group in _edge_groups(model, edges, widths):
@@ -110,7 +120,7 @@ def _edge_batches(model: GraphModel, edges: np.ndarray, colour: str, widths: np.
             path.lineTo(x2, y2)
         lo, hi = np.minimum(p, q).min(axis=0), np.maximum(p, q).max(axis=0)
         batches.append(Batch(path, QColor(colour), True, QRectF(lo[0], lo[1], hi[0] - lo[0], hi[1] - lo[1]),
-                             len(group), width=WIDTHS[int(widths[edges[group[0]]])]))
+                             len(group), width=WIDTHS[int(widths[edges[group[0]]])], dashed=dashed))
     return batches
 
 
@@ -119,13 +129,17 @@ def _node_batches(model: GraphModel, nodes: np.ndarray, colour_class: np.ndarray
     batches = []
     big = radius[nodes] >= BIG_RADIUS
     tile = _tiles(model.xy[nodes], len(nodes))
-    key = (big.astype(np.int64) * 10_000 + tile) * 1000 + colour_class[nodes]
+    ring = model.concept_nodes[nodes]  # the concept layer's names are drawn as rings
+    key = ((ring.astype(np.int64) * 2 + big) * 10_000 + tile) * 1000 + colour_class[nodes]
     for group in _groups(key, NODES_PER_CALL):
         members = nodes[group]
         path = QPainterPath()
         xy, r = model.xy[members], radius[members]
+        hole = RING_HOLE if ring[group[0]] else 0.0
         for x, y, size in np.column_stack((xy, r)).tolist():
             path.addEllipse(x - size, y - size, 2 * size, 2 * size)
+            if hole:  # filled odd-even: the inner circle is left open
+                path.addEllipse(x - size * hole, y - size * hole, 2 * size * hole, 2 * size * hole)
         lo, hi = (xy - r[:, None]).min(axis=0), (xy + r[:, None]).max(axis=0)
         batches.append(Batch(path, QColor(colours[int(colour_class[members[0]])]), False,
                              QRectF(lo[0], lo[1], hi[0] - lo[0], hi[1] - lo[1]), len(members), bool(big[group[0]])))
