@@ -93,9 +93,10 @@ def _names_in(sentence: str) -> list[tuple[str, bool]]:
                 break
             run.extend(range(j, j + bridge))
             j += bridge
-        name = _trimmed([tokens[k][0] for k in run])
-        if name:
-            names.append((name, i == 0))
+        words = [tokens[k][0] for k in run]
+        name = _trimmed(words)
+        if name:  # "Then Scrooge": the name itself does not start the sentence
+            names.append((name, i == 0 and name.split(" ", 1)[0] == _POSSESSIVE.sub("", words[0])))
         i = j
     return names
 
