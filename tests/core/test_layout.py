@@ -238,3 +238,16 @@ def test_layouts_on_several_threads_at_once_get_their_own_seeded_results():
     with ThreadPoolExecutor(4) as pool:
         together = list(pool.map(lambda _: (partition(edges), force_layout(g)), range(8)))
     assert all(parts == alone[0] and np.array_equal(xy, alone[1]) for parts, xy in together)
+
+
+@pytest.mark.parametrize("groups", [2, 3])
+def test_communities_with_nothing_between_them_stay_near_each_other(groups):
+    """Two (or three) unlinked groups: their centres once lay on a line with no area, and spacing 1 made
+    them millions of units apart, so the explorer showed one node or an empty view."""
+    graph = nx.disjoint_union_all([nx.cycle_graph(8) for _ in range(groups)])
+    g = arrays(graph)
+    labels = np.repeat(np.arange(groups), 8)
+    xy = community_layout(g, labels)
+    extent = xy.max(axis=0) - xy.min(axis=0)
+    edge, _ = mean_edge_and_pair_distance(xy, g)
+    assert np.isfinite(xy).all() and extent.max() < 40 * edge  # a few groups wide, not millions

@@ -99,11 +99,15 @@ def fruchterman_reingold(n: int, src: np.ndarray, dst: np.ndarray, w: np.ndarray
 
 
 def spacing(xy: np.ndarray) -> float:
-    """A typical distance between neighbouring nodes: the side of the bounding box's area per node."""
+    """A typical distance between neighbouring nodes: the side of the bounding box's area per node.
+
+    Points on a line (two communities, a chain) have no area: their line's length shared out is
+    taken instead (the area alone made them millions of units apart once scaled to spacing 1)."""
     if len(xy) < 2:
         return 1.0
-    extent = xy.max(axis=0) - xy.min(axis=0)
-    return max(float(np.sqrt(max(extent[0], 1e-9) * max(extent[1], 1e-9) / len(xy))), 1e-6)
+    width, height = (xy.max(axis=0) - xy.min(axis=0)).tolist()
+    area = max(width * height, max(width, height) ** 2 / len(xy))
+    return max(float(np.sqrt(area / len(xy))), 1e-6)
 
 
 def unit_length(xy: np.ndarray, src: np.ndarray, dst: np.ndarray) -> float:
