@@ -185,7 +185,7 @@ class GraphExplorer(ExplorerSelection, ExplorerReads, QWidget):
         counts = counts if shown < model.size else f"{model.size:,} entities · {len(model.sources):,} relations"
         unread = int(model.concept_nodes.sum())
         if unread:  # the concept layer: names found in the text of chunks the model has not read yet
-            counts += f" · {unread:,} names not yet read by the model (rings, dashed links)"
+            counts += f" · {unread:,} not read yet (rings)"
         self.status.setText(f"{counts} · {self.notice}" if self.notice else counts)
         if self.tables.isVisible():
             self.tables.set_view(model, look)
