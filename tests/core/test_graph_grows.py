@@ -29,6 +29,7 @@ from docatlas.core.storage import healing
 from docatlas.core.storage.database import Store
 from fixtures.scripted_model import SUMMARY_MARK, names_in, passage_of, responder_for
 from helpers import DOCUMENTS, long_document, settings_for, write_corpus
+from test_healing import graph_of
 from test_retrieval_helpers import Script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,15 +169,6 @@ def test_export_status_and_every_query_mode_see_the_run_as_it_goes(model, tmp_pa
     assert not exported_names(model, ws, "concept")  # the model's records replaced every concept name
     after = cli(model, ws, "query", "Where did Zara Quill meet Otto Brand?", "--mode", "naive", "--json")
     assert "coverage" not in json.loads(after.stdout) and "The model has read" not in after.stderr
-
-
-def graph_of(store: Store) -> dict:
-    """The graph without document ids (a clean run numbers its documents alike, but need not)."""
-    data = graph_data(store)
-    return {"entities": sorted((e["name"], e["type"], e["description"], tuple(sorted(e["sources"])))
-                               for e in data["entities"]),
-            "relations": sorted((r["source"], r["target"], r["keywords"], r["weight"], tuple(sorted(r["sources"])))
-                                for r in data["relations"])}
 
 
 def stored_keys(store: Store) -> set[str]:

@@ -142,17 +142,8 @@ def ask(
     return replace(answer, coverage=(read, total), warnings=(*answer.warnings, coverage_note(read, total)))
 
 
-def _ask(
-    store: Store,
-    llm: LLM,
-    question: str,
-    settings: Settings,
-    mode: str | None = None,
-    history: Sequence[dict] = (),
-    on_token: Callable[[str], None] | None = None,
-    cancel: threading.Event | None = None,
-    use_cache: bool = True,
-) -> Answer:
+def _ask(store: Store, llm: LLM, question: str, settings: Settings, mode: str | None, history: Sequence[dict],
+         on_token: Callable[[str], None] | None, cancel: threading.Event | None, use_cache: bool) -> Answer:
     """`ask` without the coverage note."""
     q = settings.query
     mode = (mode or q.mode).strip().lower()
