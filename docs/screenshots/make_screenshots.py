@@ -2,7 +2,7 @@
 
     QT_QPA_PLATFORM=offscreen python docs/screenshots/make_screenshots.py
 
-Writes documents.png, documents-running.png, chat.png, passage.png, ollama-setup.png and
+Writes documents.png, documents-running.png, graph-during-run.png, chat.png, passage.png, ollama-setup.png and
 dark.png next to this file, and laptop-{light,dark}-{documents,graph,prompts,ollama}.png at
 1366x768. Everything runs in temporary folders; nothing is contacted
 but the local test server.
@@ -83,6 +83,12 @@ def main() -> int:
             window.documents_panel.refresh()
             wait_until(lambda: not window.documents_panel.reading)  # the list is read off the GUI thread
             save(window, "documents-running")
+            server.latency = 1.0  # the run goes on while the graph so far is shown
+            window.tabs.setCurrentWidget(window.graph_tab)  # the graph so far: rings and dashes not read yet
+            wait_until(lambda: getattr(window.graph_tab, "model", None) is not None)
+            settle(1500)
+            save(window, "graph-during-run")
+            window.tabs.setCurrentIndex(0)
             server.latency = 0.0
             wait_until(lambda: not window.ingestion.busy)
             window.documents_panel.refresh()
