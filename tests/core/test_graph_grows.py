@@ -122,6 +122,8 @@ def test_export_status_and_every_query_mode_see_the_run_as_it_goes(model, tmp_pa
     run = start_ingest(model, ws, docs)
     try:
         wait_for(model.responder.holding.is_set, run, "the held file's extraction call")
+        with Store(ws / "docatlas.sqlite") as store:  # every file but the held one read by the model
+            wait_for(lambda: store.counts()["chunks_done"] == len(DOCUMENTS), run, "the other files extracted")
         wait_for(lambda: (found := exported_names(model, ws)) >= {"Maria Lopez", "Harbor Analytics"}
                  and found, run, "the first files' entities in `export`")
         graph = exported(model, ws)

@@ -12,6 +12,7 @@ import threading
 
 from chat_script import GuiResponder
 from docatlas.core.storage.database import Store
+from docatlas.core.storage.document_list import reading_progress
 from fixtures.scripted_model import passage_of
 from gui_helpers import wait_idle
 from PySide6.QtCore import QPointF, Qt
@@ -44,9 +45,11 @@ def test_a_question_during_a_run_answers_and_says_how_much_the_model_has_read(qt
                                                                              server):
     held = server.responder = HeldResponder()
     try:
-        window = make_window(parallel=1)
+        window = make_window(parallel=2)  # the other files go on beside the held one
         window.documents_panel.add_paths([corpus])
         qtbot.waitUntil(held.holding.is_set, timeout=WAIT_MS)
+        with Store(window.workspace.db_path) as store:
+            qtbot.waitUntil(lambda: reading_progress(store) == (2, 3), timeout=WAIT_MS)
         assert window.ingestion.busy
         chat = window.chat_panel
         chat.question_edit.setPlainText("Who founded Harbor Analytics?")
