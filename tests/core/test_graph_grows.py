@@ -154,6 +154,8 @@ def test_export_status_and_every_query_mode_see_the_run_as_it_goes(model, tmp_pa
         context = json.loads(partners.stdout)["context"]
         linked = {end for r in context["relations"] for end in (r["source"], r["target"])}
         assert {"Zara Quill", "Otto Brand"} <= linked, context  # from a document the model has not read
+        link = next(r for r in context["relations"] if {r["source"], r["target"]} == {"Zara Quill", "Otto Brand"})
+        assert link["layer"] == "concept"  # each part of the context says which layer it rests on
 
         for mode in ("local", "global", "hybrid", "mix"):
             answer = cli(model, ws, "query", "What did Maria Lopez found?", "--mode", mode, "--json")
@@ -162,6 +164,7 @@ def test_export_status_and_every_query_mode_see_the_run_as_it_goes(model, tmp_pa
             found = {e["name"] for e in context["entities"]} | {
                 end for r in context["relations"] for end in (r["source"], r["target"])}
             assert "Maria Lopez" in found, (mode, context)
+            assert all(e["layer"] == "model" for e in context["entities"] if e["name"] == "Maria Lopez")
         assert run.poll() is None  # all of it while the run went on
     finally:
         model.responder.release.set()

@@ -33,6 +33,7 @@ class EntityItem:
     type: str
     description: str
     chunk_ids: tuple[int, ...] = ()
+    layer: str = "model"  # "concept": a name found in text the model has not read yet
 
     def line(self) -> str:
         """How the prompt shows it."""
@@ -52,6 +53,7 @@ class RelationItem:
     description: str
     weight: float
     chunk_ids: tuple[int, ...] = ()
+    layer: str = "model"  # "concept": two names one sentence names, in text the model has not read yet
 
     def line(self) -> str:
         """How the prompt shows it."""
@@ -244,7 +246,7 @@ def load_entities(store: Store, keys: Sequence[str], sources: dict, cap: int) ->
     """Entity items in the order of `keys` (missing ones skipped), descriptions cut to `cap` tokens."""
     rows = lookups.entity_texts(store, keys)
     return [EntityItem("", k, rows[k].name, rows[k].type, truncate(rows[k].description, cap),
-                       tuple(sources.get(k, ())[:PROVENANCE])) for k in keys if k in rows]
+                       tuple(sources.get(k, ())[:PROVENANCE]), rows[k].layer) for k in keys if k in rows]
 
 
 def load_relations(store: Store, pairs: Sequence[tuple[str, str]], sources: dict, cap: int) -> list[RelationItem]:
@@ -255,7 +257,7 @@ def load_relations(store: Store, pairs: Sequence[tuple[str, str]], sources: dict
         r = texts.get((s, t))
         if r is not None:
             out.append(RelationItem("", s, t, r.source, r.target, r.keywords, truncate(r.description, cap),
-                                    r.weight, tuple(sources.get((s, t), ())[:PROVENANCE])))
+                                    r.weight, tuple(sources.get((s, t), ())[:PROVENANCE]), r.layer))
     return out
 
 

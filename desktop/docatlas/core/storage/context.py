@@ -21,6 +21,7 @@ class EntityText:
     name: str
     type: str
     description: str
+    layer: str = "model"  # "concept": only names found in text the model has not read yet
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class RelationText:
     keywords: str
     description: str
     weight: float
+    layer: str = "model"
 
 
 @dataclass(frozen=True)
@@ -87,9 +89,9 @@ def entity_texts(store: Store, keys: Sequence[str]) -> dict[str, EntityText]:
     """The entities of `keys` that exist."""
     if not keys:
         return {}
-    rows = store.query(f"SELECT key, name, type, description FROM entities WHERE key IN ({_marks(keys)})",
+    rows = store.query(f"SELECT key, name, type, description, layer FROM entities WHERE key IN ({_marks(keys)})",
                        list(keys))
-    return {r["key"]: EntityText(r["key"], r["name"], r["type"], r["description"]) for r in rows}
+    return {r["key"]: EntityText(r["key"], r["name"], r["type"], r["description"], r["layer"]) for r in rows}
 
 
 RELATIONS_A_READ = 400  # pairs a statement (two parameters each, well under SQLite's limit)
@@ -103,7 +105,7 @@ def relation_texts(store: Store, pairs: Sequence[tuple[str, str]]) -> dict[tuple
         part = wanted[at:at + RELATIONS_A_READ]
         rows = store.query(
             f"WITH p(s, t) AS (VALUES {', '.join(['(?, ?)'] * len(part))}) "
-            "SELECT r.source_key, r.target_key, r.keywords, r.description, r.weight, "
+            "SELECT r.source_key, r.target_key, r.keywords, r.description, r.weight, r.layer, "
             "COALESCE(a.name, r.source_key) AS source, COALESCE(b.name, r.target_key) AS target "
             "FROM p JOIN relations r ON r.source_key = p.s AND r.target_key = p.t "
             "LEFT JOIN entities a ON a.key = r.source_key LEFT JOIN entities b ON b.key = r.target_key",
@@ -111,7 +113,7 @@ def relation_texts(store: Store, pairs: Sequence[tuple[str, str]]) -> dict[tuple
         for r in rows:
             out[(r["source_key"], r["target_key"])] = RelationText(
                 r["source_key"], r["target_key"], r["source"], r["target"], r["keywords"], r["description"],
-                float(r["weight"]))
+                float(r["weight"]), r["layer"])
     return out
 
 
