@@ -140,6 +140,9 @@ def test_export_status_and_every_query_mode_see_the_run_as_it_goes(model, tmp_pa
         report = json.loads(status.stdout)
         held = next(d for d in report["documents"] if d["path"].endswith(HELD))
         assert report["entities"] >= len(names) and held["chunks_done"] == 0
+        assert report["concept_entities"] >= 4  # the held file's names: Zara Quill, Otto Brand, Kyoto, ...
+        text = cli(model, ws, "status")
+        assert f"({report['concept_entities']} of them names the model has not read yet)" in text.stdout
 
         naive = cli(model, ws, "query", "Where did Zara Quill meet Otto Brand?", "--mode", "naive", "--json")
         assert naive.returncode == 0, naive.stderr

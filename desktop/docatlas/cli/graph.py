@@ -74,7 +74,9 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
             print("        " + clean(" · ".join(f"{k}: {v}" for k, v in d["metadata"].items())))
         if d["id"] in scans:
             print(f"        {scans[d['id']].sentence()}")
-    print(f"{report['entities']} entities, {report['relations']} relations, "
+    unread = f" ({report['concept_entities']} of them names the model has not read yet)" \
+        if report["concept_entities"] else ""
+    print(f"{report['entities']} entities{unread}, {report['relations']} relations, "
           f"{report['chunks_pending']} chunks pending, {report['chunks_failed']} failed.")
     return 0
 

@@ -476,6 +476,7 @@ class Store:
             " (SELECT COUNT(*) FROM chunks WHERE status = 'pending') AS chunks_pending,"
             " (SELECT COUNT(*) FROM chunks WHERE status = 'failed') AS chunks_failed,"
             " (SELECT COUNT(*) FROM entities) AS entities,"
+            " (SELECT COUNT(*) FROM entities WHERE layer = 'concept') AS concept_entities,"
             " (SELECT COUNT(*) FROM relations) AS relations,"
             " (SELECT COUNT(*) FROM llm_cache) AS cached_replies"
         )[0]
