@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from docatlas.core.base.keys import entity_key, relation_pair
 from docatlas.core.base.sentences import sentence_spans
 
+MODEL, CONCEPT = "model", "concept"  # a record's layer: the model's reply, or a name found in the text
 SAME_SENTENCE = "named in the same sentence"  # the keywords of a concept link
 MAX_WORDS = 6  # a longer capitalised run is a heading or a title, not a name
 MAX_CHARS = 80

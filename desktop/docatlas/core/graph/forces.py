@@ -74,19 +74,19 @@ def fruchterman_reingold(n: int, src: np.ndarray, dst: np.ndarray, w: np.ndarray
     calls = int(np.clip(np.ceil(iterations * per_iteration / _WORK_PER_CALL), 1, iterations))
     hot = float(temperature if temperature is not None else np.sqrt(n) / 10)
     bounds: dict[str, list[float]] = {}
+    if fixed is not None and fixed.any():  # fixed nodes never move: their bounds hold for every call
+        x, y = xy[:, 0].tolist(), xy[:, 1].tolist()
+        free = (~fixed).tolist()
+        bounds = {"minx": [-np.inf if f else v for f, v in zip(free, x)],
+                  "maxx": [np.inf if f else v for f, v in zip(free, x)],
+                  "miny": [-np.inf if f else v for f, v in zip(free, y)],
+                  "maxy": [np.inf if f else v for f, v in zip(free, y)]}
     with seeded(seed) as igraph:
         graph = igraph.Graph(n=n, edges=np.column_stack((src, dst)).tolist())
         weights = np.asarray(w, np.float64).tolist() if len(src) else None
         done = 0
         for call in range(calls):
             check(cancel)
-            if fixed is not None and fixed.any():
-                x, y = xy[:, 0].tolist(), xy[:, 1].tolist()
-                free = (~fixed).tolist()
-                bounds = {"minx": [-np.inf if f else v for f, v in zip(free, x)],
-                          "maxx": [np.inf if f else v for f, v in zip(free, x)],
-                          "miny": [-np.inf if f else v for f, v in zip(free, y)],
-                          "maxy": [np.inf if f else v for f, v in zip(free, y)]}
             steps = (iterations * (call + 1)) // calls - done
             placed = graph.layout_fruchterman_reingold(
                 weights=weights, niter=steps, start_temp=hot * (1.0 - done / iterations), seed=xy.tolist(),

@@ -38,6 +38,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from docatlas.core.base.concepts import CONCEPT, MODEL
 from docatlas.core.base.keys import distinct, relation_pair
 from docatlas.core.base.progress import Progress
 from docatlas.core.graph.overrides import aliases, list_overrides, overridden_rows, replay_overrides
@@ -46,8 +47,6 @@ from docatlas.core.storage import graph as graph_rows
 from docatlas.core.storage import healing
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.graph import Records, Source
-
-MODEL, CONCEPT = "model", "concept"  # a record's layer: the model's reply, or a name found in the text
 
 
 class Summarizer(Protocol):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
+from docatlas.core.base.concepts import MODEL
 from docatlas.core.base.settings import QuerySettings
 from docatlas.core.base.tokens import count_tokens
 from docatlas.core.retrieval.budget import split, truncate
@@ -33,7 +34,7 @@ class EntityItem:
     type: str
     description: str
     chunk_ids: tuple[int, ...] = ()
-    layer: str = "model"  # "concept": a name found in text the model has not read yet
+    layer: str = MODEL  # CONCEPT: a name found in text the model has not read yet
 
     def line(self) -> str:
         """How the prompt shows it."""
@@ -53,7 +54,7 @@ class RelationItem:
     description: str
     weight: float
     chunk_ids: tuple[int, ...] = ()
-    layer: str = "model"  # "concept": two names one sentence names, in text the model has not read yet
+    layer: str = MODEL  # CONCEPT: two names one sentence names, in text the model has not read yet
 
     def line(self) -> str:
         """How the prompt shows it."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from docatlas.core.base.concepts import MODEL
 from docatlas.core.storage.database import Store
 
 
@@ -21,7 +22,7 @@ class EntityText:
     name: str
     type: str
     description: str
-    layer: str = "model"  # "concept": only names found in text the model has not read yet
+    layer: str = MODEL  # CONCEPT: only names found in text the model has not read yet
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class RelationText:
     keywords: str
     description: str
     weight: float
-    layer: str = "model"
+    layer: str = MODEL
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from docatlas.core.base.concepts import SAME_SENTENCE, find_concepts
+from docatlas.core.base.concepts import CONCEPT, SAME_SENTENCE, find_concepts
 from docatlas.core.base.errors import StoreError
 from docatlas.core.base.records import EntityRecord, RelationRecord
 from docatlas.core.storage.locate import relocate as relocate_mentions
@@ -476,9 +476,9 @@ class Store:
             " (SELECT COUNT(*) FROM chunks WHERE status = 'pending') AS chunks_pending,"
             " (SELECT COUNT(*) FROM chunks WHERE status = 'failed') AS chunks_failed,"
             " (SELECT COUNT(*) FROM entities) AS entities,"
-            " (SELECT COUNT(*) FROM entities WHERE layer = 'concept') AS concept_entities,"
+            " (SELECT COUNT(*) FROM entities WHERE layer = ?) AS concept_entities,"
             " (SELECT COUNT(*) FROM relations) AS relations,"
-            " (SELECT COUNT(*) FROM llm_cache) AS cached_replies"
+            " (SELECT COUNT(*) FROM llm_cache) AS cached_replies", (CONCEPT,)
         )[0]
         return dict(row)
 
@@ -530,10 +530,10 @@ def _store_concepts(conn: sqlite3.Connection, document_id: int) -> set[str]:
                           for (a, b), n in found.links.items()]
             keys.update(found.names)
         conn.executemany("INSERT INTO chunk_entities(chunk_id, key, name, type, description, layer) "
-                         "VALUES (?, ?, ?, '', '', 'concept')", entities)
+                         "VALUES (?, ?, ?, '', '', ?)", [(*e, CONCEPT) for e in entities])
         conn.executemany("INSERT INTO chunk_relations(chunk_id, source_key, target_key, source, target, keywords, "
-                         "description, strength, layer) VALUES (?, ?, ?, ?, ?, ?, '', ?, 'concept')",
-                         [(c, a, b, sa, sb, SAME_SENTENCE, n) for c, a, b, sa, sb, n in relations])
+                         "description, strength, layer) VALUES (?, ?, ?, ?, ?, ?, '', ?, ?)",
+                         [(c, a, b, sa, sb, SAME_SENTENCE, n, CONCEPT) for c, a, b, sa, sb, n in relations])
     return keys
 
 

@@ -54,14 +54,14 @@ class ExplorerReads:
             return
         model, scene, look, overview = result
         # a graph that grows (a run going on) stays fitted until the person moves the view
-        first = self.model is None or self.model.size == 0 or self.canvas.view_is_fitted
+        fit = self.model is None or self.model.size == 0 or self.canvas.view_is_fitted
         self.model = model
         self._loading = False
         self.toolbar.names.setStringList(sorted(set(model.names), key=str.casefold))
         self.toolbar.set_documents(model.documents)
         self.toolbar.types.set_choices([(t, t) for t in model.type_names])
         self._set_community_choices()
-        self._install(scene, look, overview, fit=first)
+        self._install(scene, look, overview, fit=fit)
         if model.placed:
             self.status.setText(f"{self.status.text()} · laid out {model.placed:,} in {model.layout_seconds:.1f} s")
         self._place_overlays()

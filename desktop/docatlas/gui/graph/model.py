@@ -17,9 +17,9 @@ from itertools import repeat
 
 import numpy as np
 
+from docatlas.core.base.concepts import CONCEPT
 from docatlas.core.graph import layout
 from docatlas.core.graph.layout import Cancel, Communities, GraphArrays, graph_arrays
-from docatlas.core.graph.merge import CONCEPT
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.graph_reads import document_keys, graph_rows
 
