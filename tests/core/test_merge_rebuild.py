@@ -81,7 +81,7 @@ def test_chunks_without_cached_replies_keep_their_records(model, capsys, tmp_pat
 
 
 def test_rebuild_replays_loop_checks_too(model, tmp_path):
-    settings = settings_for(model, loop_check=True, gleaning=2)
+    settings = settings_for(model, loop_check=True, gleaning=2, glean_min_missing=0)  # every round asked
     save_settings(settings, paths.settings_path())
     with Store(tmp_path / "ws" / "docatlas.sqlite") as store:
         from docatlas.core.jobs.ingest import index

@@ -21,12 +21,12 @@ from docatlas.core.prompts.catalog import (
     validate,
 )
 
-PROFILES = ("compact", "graphrag", "json", "lightrag")
+PROFILES = ("compact", "graphrag", "json", "lightrag", "typing")
 SETTINGS = ExtractionSettings()
 PASSAGE = "Maria Lopez founded Harbor Analytics in Lisbon."
 
 
-def test_the_four_profiles_are_bundled():
+def test_the_five_profiles_are_bundled():
     assert tuple(available_profiles()) == PROFILES
 
 

@@ -63,6 +63,9 @@ class ExtractionSettings:
     language: str = "English"
     gleaning: int = 1
     loop_check: bool = False  # ask YES/NO before each gleaning round; NO ends the rounds
+    # a gleaning round only while at least this many of the chunk's concept-layer names are not
+    # yet extracted (0: always; bench/tokens.py measured it)
+    glean_min_missing: int = 1
     summary_tokens: int = 500  # joined descriptions longer than this are summarised by the model
     summary_max_tokens: int = 300  # room for one summary reply
 
@@ -90,6 +93,9 @@ class QuerySettings:
     community_max_reports: int = 200  # the largest communities get reports first
     community_top_k: int = 8  # reports read per community (map/reduce) question
     report_budget: int = 3000  # prompt tokens for one report's entities and relations
+    # model calls a question may spend reading the chunks it needs that the model has not read yet
+    # (`jobs.budgeted`; 0: off); the chat offers off, 10, 50 and 200, `query --budget N` any number
+    read_budget: int = 0
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,12 @@ Gleaning continues the same conversation: the first prompt, the model's own repl
 a short request for only what it left out. With `loop_check` on, a YES/NO question comes
 before each round and a NO (or anything that is not a clear YES) ends the rounds. A round
 that brings no new entity or relation ends them too. The loop check is not kept in the
-conversation that the next gleaning round continues.
+conversation that the next gleaning round continues. A round is asked only while at least
+`glean_min_missing` of the chunk's concept-layer names (capitalised names found without the
+model) are not yet among the records: a first pass that named them all is not asked again.
+
+A profile with `candidates` (`typing`) lists those names in its prompt and gets a JSON schema
+built for the chunk; its replies are read by `typing_reply.read_reply`, not `parse_reply`.
 
 Every reply has room that follows the chunk's size (`reply_limit`). A reply cut at that
 limit is never cached (the transport caches only replies that ended by themselves); its
@@ -26,13 +31,14 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from docatlas.core.base.keys import entity_key, relation_pair
-from docatlas.core.base.records import EntityRecord, RelationRecord
+from docatlas.core.base.records import EntityRecord, ParseResult, RelationRecord
 from docatlas.core.base.settings import ExtractionSettings
 from docatlas.core.base.tokens import count_tokens
 from docatlas.core.ingest.entity_types import TypeNote, hold_types
 from docatlas.core.ingest.grounding import Ungrounded, ground
 from docatlas.core.ingest.health import ChunkHealth, reply_format
 from docatlas.core.ingest.parse import parse_reply
+from docatlas.core.ingest.typing_reply import Candidates, candidates_of, read_reply, schema_for
 from docatlas.core.llm.protocol import LLM, LLMReply
 from docatlas.core.prompts.catalog import Profile, render
 from docatlas.core.prompts.examples import example_names, shipped_example_names
@@ -76,10 +82,20 @@ def reply_limit(chunk_tokens: int) -> int:
     return max(MIN_REPLY, min(MAX_REPLY, chunk_tokens * 3 // 2 + 256))
 
 
-def first_messages(profile: Profile, text: str, settings: ExtractionSettings) -> list[dict]:
+def first_messages(profile: Profile, text: str, settings: ExtractionSettings,
+                   candidates: Candidates | None = None) -> list[dict]:
     """The conversation that starts a chunk: the rendered extraction prompt."""
     values = profile.values(entity_types=settings.entity_types, language=settings.language)
-    return [{"role": "user", "content": render(profile.prompts["extract"], {**values, "input_text": text})}]
+    prompt = profile.prompts["extract"]
+    if "{candidate_" in prompt:
+        found = candidates if candidates is not None else candidates_of(text)
+        values |= {"candidate_names": found.listed_names(), "candidate_pairs": found.listed_pairs()}
+    return [{"role": "user", "content": render(prompt, {**values, "input_text": text})}]
+
+
+def missing_names(candidates: Candidates, result: ChunkExtraction) -> int:
+    """How many of the chunk's candidate names no entity record names yet."""
+    return len(set(candidates.keys) - {entity_key(e.name) for e in result.entities})
 
 
 def follow_up(profile: Profile, prompt_name: str, settings: ExtractionSettings) -> dict:
@@ -113,14 +129,21 @@ def extract_chunk(
 
     `accepted`: entity keys the user accepted for this chunk (they count as grounded);
     `aliases`: entity key -> other names, for grounding."""
-    messages = first_messages(profile, text, settings)
+    candidates = candidates_of(text)
+    messages = first_messages(profile, text, settings, candidates)
     result = ChunkExtraction()
     seen: set[object] = set()
     room = reply_limit(count_tokens(text))
+    fmt = schema_for(candidates, settings.entity_types) if profile.candidates else profile.json_schema
 
-    reply = _ask(llm, messages, profile, room, result, cancel)
+    def parsed_of(reply: LLMReply) -> ParseResult:
+        if profile.candidates:
+            return read_reply(reply.text, candidates, text, settings.entity_types)
+        return parse_reply(reply.text, entity_types=settings.entity_types)
+
+    reply = _ask(llm, messages, fmt, room, result, cancel)
     result.health.reply_format = reply_format(reply.text)
-    parsed = parse_reply(reply.text, entity_types=settings.entity_types)
+    parsed = parsed_of(reply)
     _add(result, parsed.entities, parsed.relations, seen)
     if parsed.record_count == 0:
         # Prose or a refusal: asking again in the same conversation only feeds a loop.
@@ -129,6 +152,8 @@ def extract_chunk(
     for _ in range(settings.gleaning):
         if reply.cut:  # out of room or looping: another round would be the same
             break
+        if missing_names(candidates, result) < settings.glean_min_missing:
+            break  # the records already name (almost) every name the text shows
         history = [*messages, {"role": "assistant", "content": reply.text}]
         if settings.loop_check and "loop_check" in profile.prompts:
             check = llm.chat([*history, follow_up(profile, "loop_check", settings)],
@@ -138,9 +163,9 @@ def extract_chunk(
             if not wants_more(check.text):
                 break
         messages = [*history, follow_up(profile, "glean", settings)]
-        reply = _ask(llm, messages, profile, room, result, cancel)
+        reply = _ask(llm, messages, fmt, room, result, cancel)
         result.gleaning_rounds += 1
-        parsed = parse_reply(reply.text, entity_types=settings.entity_types)
+        parsed = parsed_of(reply)
         if not _add(result, parsed.entities, parsed.relations, seen):
             break
     return _settle(result, profile, text, settings, accepted, aliases)
@@ -155,14 +180,14 @@ def settle_records(profile: Profile | None, text: str, settings: ExtractionSetti
     return _settle(result, profile, text, settings, accepted, None)
 
 
-def _ask(llm: LLM, messages: list[dict], profile: Profile, room: int, result: ChunkExtraction,
+def _ask(llm: LLM, messages: list[dict], fmt: dict | None, room: int, result: ChunkExtraction,
          cancel: threading.Event | None) -> LLMReply:
     """One extraction reply; a reply cut at the limit is asked once more with twice the room."""
-    reply = llm.chat(messages, format=profile.json_schema, num_predict=room, cancel=cancel)
+    reply = llm.chat(messages, format=fmt, num_predict=room, cancel=cancel)
     result.count(reply)
     if reply.done_reason == "length":
         result.health.retries += 1
-        again = llm.chat(messages, format=profile.json_schema, num_predict=room * 2, cancel=cancel)
+        again = llm.chat(messages, format=fmt, num_predict=room * 2, cancel=cancel)
         result.count(again)
         # the longer reply holds at least as much; a cut one is salvaged by the parser
         reply = again if len(again.text) >= len(reply.text) or not again.cut else reply

@@ -4,8 +4,12 @@ The score of a profile is the number of grounded records (entities and relations
 chunk's text backs) it gets from the first `TRIAL_CHUNKS` chunks, without gleaning. The
 winner is remembered per model in the workspace (`model_facts`), so later runs skip the
 trial. Ties go to the earlier profile of `TRIAL_ORDER` (json first: grammar-constrained
-output is what small models manage best). The trial replies are cached, so the chosen
-profile's first pass over those chunks costs nothing again.
+output is what small models manage best). Only when none of them gets a grounded record is
+`FALLBACK` tried (`typing`: the model types the names found in the text instead of writing
+records, which a 135M model can do); it never competes with a profile that works, since
+linking every pair that shares a sentence would outscore the plain profiles on counts alone.
+The trial replies are cached, so the chosen profile's first pass over those chunks costs
+nothing again.
 """
 
 from __future__ import annotations
@@ -27,13 +31,15 @@ from docatlas.core.storage.database import ChunkRow, Store
 AUTO = "auto"
 TRIAL_CHUNKS = 2
 TRIAL_ORDER = ("json", "compact", "lightrag", "graphrag")
+FALLBACK = ("typing",)  # tried only when every profile above got nothing grounded
 SPENT = ("calls", "cached_calls", "prompt_tokens", "completion_tokens")
 
 
 def trial_profiles() -> list[str]:
     """The profiles a trial compares, in tie-break order."""
     shipped = available_profiles()
-    return [p for p in TRIAL_ORDER if p in shipped] + [p for p in shipped if p not in TRIAL_ORDER]
+    first = [p for p in TRIAL_ORDER if p in shipped] + [p for p in shipped if p not in TRIAL_ORDER + FALLBACK]
+    return first + [p for p in FALLBACK if p in shipped]
 
 
 def choose_profile(store: Store, work: Sequence[ChunkRow], settings: Settings, llm: LLM,
@@ -49,6 +55,8 @@ def choose_profile(store: Store, work: Sequence[ChunkRow], settings: Settings, l
     for number, name in enumerate(trial_profiles(), 1):
         if cancel.is_set():
             return
+        if name in FALLBACK and any(scores.values()):
+            break  # a plain profile works: the fallback is not needed
         yield Progress(stage="extract", step_done=number - 1, step_total=len(trial_profiles()),
                        message=f"Trying the {name} profile on {min(len(work), TRIAL_CHUNKS)} chunks")
         profile = extraction_profile(store, name)

@@ -3,10 +3,12 @@
 A profile is a folder with `profile.json` (delimiters, description), one text file per
 prompt (`extract.txt`, `glean.txt`, `loop_check.txt`, `examples.txt`) and, for structured
 output, `schema.json` (sent to Ollama as `format`). The profiles are `lightrag`, `compact`,
-`graphrag` and `json`. Prompts used when merging, whatever the profile (`summarize.txt`,
-`same_entity.txt`), live in `resources/prompts/merge/`, and those used to answer questions
-in `resources/prompts/query/`. Templates use `{placeholder}` names; anything else in
-braces (JSON examples) is left as written.
+`graphrag`, `json` and `typing` (`"reply": "candidates"` in its profile.json: its prompt lists
+the chunk's concept-layer names as `{candidate_names}` and `{candidate_pairs}`, and the reply
+is read by `ingest.typing_reply` against a schema built for the chunk). Prompts used when
+merging, whatever the profile (`summarize.txt`, `same_entity.txt`), live in
+`resources/prompts/merge/`, and those used to answer questions in `resources/prompts/query/`.
+Templates use `{placeholder}` names; anything else in braces (JSON examples) is left as written.
 
 Every prompt DocAtlas sends has a `PromptSpec` in `catalog()`, keyed like its file
 (`lightrag/extract`, `merge/summarize`, `query/answer`, and one `query/answer_<mode>` per
@@ -44,7 +46,7 @@ REQUIRED = {
 }
 KNOWN = {
     "input_text", "entity_types", "tuple_delimiter", "record_delimiter",
-    "completion_delimiter", "language", "examples",
+    "completion_delimiter", "language", "examples", "candidate_names", "candidate_pairs",
     "entity_name", "descriptions", "max_words", "first", "second",
     "question", "history", "context", "response_type", "entities", "relations", "reports",
 }
@@ -74,6 +76,7 @@ class Profile:
     completion_delimiter: str = "<|COMPLETE|>"
     json_schema: dict | None = None
     description: str = ""
+    candidates: bool = False  # the prompt lists the chunk's candidate names; the reply types them
     defaults: dict[str, str] = field(default_factory=dict)
 
     def values(self, *, entity_types: tuple[str, ...], language: str) -> dict[str, str]:
@@ -112,6 +115,7 @@ def load_profile(name: str, overrides: dict[str, str] | None = None) -> Profile:
         json_schema=json.loads(schema_file.read_text(encoding="utf-8")) if schema_file.is_file() else None,
         description=meta.get("description", ""),
         defaults=defaults,
+        candidates=meta.get("reply") == "candidates",
     )
 
 
@@ -158,7 +162,7 @@ _EXTRACTION_VALUES = frozenset({"entity_types", "tuple_delimiter", "record_delim
 # name -> (title, what it is for, placeholders it may use); required ones are REQUIRED[name].
 _PROFILE_PROMPTS = {
     "extract": ("Extraction", "The first request for each chunk: the records to write for the passage.",
-                _EXTRACTION_VALUES | {"examples", "input_text"}),
+                _EXTRACTION_VALUES | {"examples", "input_text", "candidate_names", "candidate_pairs"}),
     "glean": ("Gleaning", "Asked after the first reply for the records it missed (gleaning rounds; one by default).",
               _EXTRACTION_VALUES | {"examples"}),
     "loop_check": ("Loop check", "A YES/NO question before each gleaning round (when loop check is on).",
