@@ -259,3 +259,30 @@ def test_label_candidates_come_from_the_cells_in_view_most_important_first():
     inside = np.nonzero(((xy >= 100) & (xy <= 300)).all(axis=1))[0]
     best = inside[np.argsort(rank[inside])][:20]
     assert set(best) <= set(found)  # the most important nodes in view are all candidates
+
+
+def test_the_document_filter_holds_on_reopen_and_follows_a_new_document(qtbot, explorer, store):
+    from core.test_edits_helpers import add_document
+    from docatlas.core.graph.merge import rebuild
+
+    bar = explorer.toolbar
+
+    def shown_for(title: str) -> set[str]:
+        with qtbot.waitSignal(explorer.sceneReady):
+            bar.document.setCurrentIndex(bar.document.findText(title))
+        keys = shown_keys(explorer)
+        with qtbot.waitSignal(explorer.sceneReady):
+            bar.document.setCurrentIndex(0)
+        return keys
+
+    first = shown_for("northwind")
+    with qtbot.waitSignal(explorer.loaded, timeout=LOAD_MS):
+        explorer.reload()  # the document map now comes from its cache
+    assert shown_for("northwind") == first
+    add_document(store, "porto.txt", [("Porto, where Tomas Berg lives.",
+                                       [("Porto", "location", "A city."), ("Tomas Berg", "person", "A man.")], [])])
+    rebuild(store)
+    with qtbot.waitSignal(explorer.loaded, timeout=LOAD_MS):
+        explorer.reload()  # the graph moved on: the cached map is not used
+    assert shown_for("porto") == {"porto", "tomas berg"}
+    assert shown_for("northwind") == first

@@ -128,17 +128,56 @@ def relation_details(store: Store, a: str, b: str) -> RelationDetails | None:
                            float(row["weight"]), passages)
 
 
+@dataclass(frozen=True)
+class GraphSnapshot:
+    """The explorer's rows of the graph, read in one transaction, with the version they are at."""
+
+    entities: list[sqlite3.Row]  # (key, name, type, mentions, layer), by key
+    relations: list[sqlite3.Row]  # (source, target, weight, keywords, layer)
+    documents: list[tuple[int, str]]  # (id, title), by id
+    version: str  # graph_version/index_version when read: the cached document map is valid at it alone
+    document_nodes: bytes | None  # the document map cached at this version (None: not cached)
+    document_keys: list[tuple[int, str]] | None  # (document id, key) pairs, read when nothing is cached
+
+
+def graph_snapshot(store: Store) -> GraphSnapshot:
+    """Entities, relations and documents in one consistent read, with the explorer's document map
+    cached at the same version, or the (document, key) pairs to make it from when there is none."""
+    conn = store.conn
+    conn.execute("BEGIN")
+    try:
+        counters = dict(conn.execute(
+            "SELECT key, value FROM meta WHERE key IN ('graph_version', 'index_version')").fetchall())
+        version = f"{counters.get('graph_version', '0')}/{counters.get('index_version', '0')}"
+        row = conn.execute("SELECT nodes FROM graph_view_documents WHERE version = ?", (version,)).fetchone()
+        entities, relations, documents = _rows(conn)
+        keys = None if row else list(document_keys(store))
+    finally:
+        conn.execute("COMMIT")
+    return GraphSnapshot(entities, relations, documents, version, bytes(row[0]) if row else None, keys)
+
+
+def save_document_nodes(store: Store, version: str, nodes: bytes) -> None:
+    """Cache the explorer's document map made at `version` (one row: the newest replaces the last)."""
+    with store.transaction() as conn:
+        conn.execute("DELETE FROM graph_view_documents")
+        conn.execute("INSERT INTO graph_view_documents(version, nodes) VALUES (?, ?)", (version, nodes))
+
+
 def graph_rows(store: Store) -> tuple[list[sqlite3.Row], list[sqlite3.Row], list[tuple[int, str]]]:
     """(key, name, type, mentions, layer) of every entity by key, (source, target, weight, keywords,
     layer) of every relation, and (id, title) of every document, in one consistent read."""
     store.conn.execute("BEGIN")
     try:
-        entities = store.conn.execute("SELECT key, name, type, mentions, layer FROM entities ORDER BY key").fetchall()
-        relations = store.conn.execute(
-            "SELECT source_key, target_key, weight, keywords, layer FROM relations").fetchall()
-        documents = [(r[0], r[1]) for r in store.conn.execute("SELECT id, title FROM documents ORDER BY id")]
+        return _rows(store.conn)
     finally:
         store.conn.execute("COMMIT")
+
+
+def _rows(conn: sqlite3.Connection) -> tuple[list[sqlite3.Row], list[sqlite3.Row], list[tuple[int, str]]]:
+    entities = conn.execute("SELECT key, name, type, mentions, layer FROM entities ORDER BY key").fetchall()
+    relations = conn.execute("SELECT source_key, target_key, weight, keywords, layer FROM relations").fetchall()
+    documents = [(r[0], r[1]) for r in conn.execute("SELECT id, title FROM documents ORDER BY id")]
     return entities, relations, documents
 
 

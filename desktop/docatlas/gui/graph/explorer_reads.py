@@ -57,7 +57,7 @@ class ExplorerReads:
         fit = self.model is None or self.model.size == 0 or self.canvas.view_is_fitted
         self.model = model
         self._loading = False
-        self.toolbar.names.setStringList(sorted(set(model.names), key=str.casefold))
+        self.toolbar.names.setStringList(model.completions)
         self.toolbar.set_documents(model.documents)
         self.toolbar.types.set_choices([(t, t) for t in model.type_names])
         self._set_community_choices()

@@ -9,20 +9,24 @@ they are at hand without running Leiden (`with_communities` adds them later).
 from __future__ import annotations
 
 import gc
+import io
+import logging
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from itertools import repeat
+from itertools import compress, repeat
 
 import numpy as np
 
 from docatlas.core.base.concepts import CONCEPT
+from docatlas.core.base.errors import StoreError
 from docatlas.core.graph import layout
-from docatlas.core.graph.layout import Cancel, Communities, GraphArrays, graph_arrays
+from docatlas.core.graph.layout import Cancel, Communities, GraphArrays
 from docatlas.core.storage.database import Store
-from docatlas.core.storage.graph_reads import document_keys, graph_rows
+from docatlas.core.storage.graph_reads import GraphSnapshot, graph_snapshot, save_document_nodes
 
+log = logging.getLogger(__name__)
 SPACING = 24.0  # scene units between neighbouring nodes
 MIN_RADIUS, MAX_RADIUS = 3.0, 24.0
 
@@ -69,6 +73,7 @@ class GraphModel:
     neighbours: np.ndarray = field(init=False)
     edge_of_neighbour: np.ndarray = field(init=False)  # the edge behind each entry of `neighbours`
     folded: list[str] = field(init=False)  # names as search compares them
+    completions: list[str] = field(init=False)  # the search box's names: each once, in alphabetical order
 
     def __post_init__(self) -> None:
         n = len(self.keys)
@@ -103,6 +108,7 @@ class GraphModel:
         set_(self, "type_index", np.array([lookup[t] for t in self.types], np.int64))
         set_(self, "index", {k: i for i, k in enumerate(self.keys)})
         set_(self, "folded", [fold(name) for name in self.names])
+        set_(self, "completions", sorted(set(self.names), key=str.casefold))  # here: not on the GUI thread
 
     @property
     def size(self) -> int:
@@ -174,8 +180,20 @@ def arrays_of(model: GraphModel) -> GraphArrays:
     return GraphArrays(model.keys, model.sources, model.targets, np.ones(len(model.sources)))
 
 
-def _document_nodes(store: Store, index: dict[str, int]) -> dict[int, np.ndarray]:
-    rows = list(document_keys(store))
+def _document_nodes(store: Store, snapshot: GraphSnapshot, index: dict[str, int]) -> dict[int, np.ndarray]:
+    """Each document's nodes: from the map cached at the snapshot's version, else made from its
+    (document, key) pairs and cached (a reopen of an unchanged graph reads no record)."""
+    if snapshot.document_nodes is not None:
+        return _unpacked(snapshot.document_nodes)
+    found = _made_document_nodes(snapshot.document_keys or [], index)
+    try:
+        save_document_nodes(store, snapshot.version, _packed(found))
+    except StoreError as exc:  # a cache: the view is whole without it, the next open makes it again
+        log.info("The explorer's document map was not cached: %s", type(exc).__name__)
+    return found
+
+
+def _made_document_nodes(rows: list[tuple[int, str]], index: dict[str, int]) -> dict[int, np.ndarray]:
     if not rows:
         return {}
     documents, keys = zip(*rows)
@@ -185,6 +203,24 @@ def _document_nodes(store: Store, index: dict[str, int]) -> dict[int, np.ndarray
     documents_of, nodes = np.divmod(pairs, max(len(index), 1))
     found, starts = np.unique(documents_of, return_index=True)
     return {int(doc): part for doc, part in zip(found.tolist(), np.split(nodes, starts[1:]))}
+
+
+def _packed(document_nodes: dict[int, np.ndarray]) -> bytes:
+    """The map as three arrays (documents, where each one's nodes start, the nodes), in .npy form."""
+    documents = np.fromiter(document_nodes, np.int64, len(document_nodes))
+    parts = list(document_nodes.values())
+    starts = np.cumsum([0] + [len(part) for part in parts], dtype=np.int64)
+    nodes = np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+    out = io.BytesIO()
+    for array in (documents, starts, nodes):
+        np.save(out, array, allow_pickle=False)
+    return out.getvalue()
+
+
+def _unpacked(blob: bytes) -> dict[int, np.ndarray]:
+    source = io.BytesIO(blob)
+    documents, starts, nodes = (np.load(source, allow_pickle=False) for _ in range(3))
+    return {int(doc): nodes[starts[i]:starts[i + 1]] for i, doc in enumerate(documents.tolist())}
 
 
 def load_model(store: Store, *, relayout: bool = False, cancel: Cancel | None = None) -> GraphModel:
@@ -208,26 +244,36 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _read_model(store: Store, relayout: bool, cancel: Cancel | None) -> GraphModel:
-    entities, relations, documents = graph_rows(store)  # one consistent read of entities and relations
-    keys = [r[0] for r in entities]
-    graph = graph_arrays(keys, [(r[0], r[1]) for r in relations], [max(float(r[2] or 0.0), 0.1) for r in relations])
+    snapshot = graph_snapshot(store)  # one consistent read of entities and relations
+    keys, names, types, mentions, layers = _columns(snapshot.entities)
+    sources, targets, weights, keywords, edge_layers = _columns(snapshot.relations)
+    keys = list(keys)
+    index = {k: i for i, k in enumerate(keys)}
+    src, dst = (np.fromiter(map(index.get, end, repeat(-1)), np.int64, len(end)) for end in (sources, targets))
+    keep = (src >= 0) & (dst >= 0) & (src != dst)  # an edge to a node not read, or a loop, is not drawn
+    weight = np.maximum(np.nan_to_num(np.array(weights, np.float64).reshape(len(src))), 0.1)
+    graph = GraphArrays(keys, src[keep].astype(np.int32), dst[keep].astype(np.int32), weight[keep])
     result = layout.cached_layout(store, graph, relayout=relayout, cancel=cancel)
     scale = SPACING / result.unit
     known = _known_communities(store, graph)
-    present = set(keys)
-    kept = [r for r in relations if r[0] in present and r[1] in present and r[0] != r[1]]  # as graph_arrays keeps
     model = GraphModel(
-        keys=keys, names=[r[1] for r in entities], types=[r[2] or "unknown" for r in entities],
+        keys=keys, names=list(names), types=[t or "unknown" for t in types],
         sources=graph.sources, targets=graph.targets, xy=result.xy * scale,
-        community=known.labels, community_titles=known.titles, documents=documents,
-        document_nodes=_document_nodes(store, {k: i for i, k in enumerate(keys)}),
+        community=known.labels, community_titles=known.titles, documents=snapshot.documents,
+        document_nodes=_document_nodes(store, snapshot, index),
         layout_seconds=result.seconds, placed=result.placed, weights=graph.weights,
-        keywords=[r[3] or "" for r in kept], mentions=np.array([int(r[3] or 0) for r in entities], np.int64),
+        keywords=[k or "" for k in compress(keywords, keep)],
+        mentions=np.fromiter((m or 0 for m in mentions), np.int64, len(keys)),
         scale=scale, pinned=frozenset(layout.pinned(store)),
-        concept_nodes=np.array([r[4] == CONCEPT for r in entities], bool),
-        concept_edges=np.array([r[4] == CONCEPT for r in kept], bool))
+        concept_nodes=np.asarray(layers, dtype=object).reshape(len(keys)) == CONCEPT,
+        concept_edges=np.asarray(edge_layers, dtype=object).reshape(len(src))[keep] == CONCEPT)
     object.__setattr__(model, "community_titles", titled(model, known))  # names need the degrees computed above
     return model
+
+
+def _columns(rows: list) -> list[tuple]:
+    """Rows of five columns as five columns (empty ones when there are no rows)."""
+    return list(zip(*rows)) if rows else [()] * 5
 
 
 def _known_communities(store: Store, graph: GraphArrays) -> Communities:
