@@ -134,6 +134,15 @@ def busy_elsewhere(database: Path) -> WorkspaceBusy | None:
     return None
 
 
+def jobs_here(store: Store) -> int:
+    """How many jobs of this process hold the workspace's lock now (0: none; the lock is reentrant,
+    so a job that must not share the workspace with a run of its own process asks this first)."""
+    path = lock_path(store).resolve()
+    with _registry_lock:
+        held = _held.get(path)
+        return held.count if held is not None else 0
+
+
 def current_holder(store: Store) -> Holder | None:
     """Who holds the workspace's lock now, as its file says (None when nobody wrote one)."""
     return _read_holder(lock_path(store))
