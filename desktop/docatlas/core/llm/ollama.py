@@ -41,6 +41,7 @@ from docatlas.core.llm.protocol import (
     reply_options,
     strip_think,
 )
+from docatlas.core.llm.recent import RECENT
 from docatlas.core.llm.repetition import RepetitionGuard
 from docatlas.core.llm.steady_context import steady_context
 from docatlas.core.llm.token_sink import TokenSink as _TokenSink
@@ -128,11 +129,14 @@ class OllamaLLM:
         held = slot if slot is not None else nullcontext()
         if self.pool is not None:  # a host that fails hands the call to another; the sink sends only what is new
             with held:
+                if slot is not None and self.cache is not None and (hit := RECENT.get(self.cache, key)) is not None:
+                    return LLMReply(hit, 0, 0, True, time.monotonic() - started)  # landed while this one waited
                 reply = self.pool.run(lambda member: member.chat(
                     messages, format=format, num_predict=predict, cancel=cancel,
                     on_token=sink and sink.restarted()), cancel)
             if reply.text and self.cache is not None and reply.done_reason == "stop":
                 self.cache.put(key, model, reply.text)
+                RECENT.put(self.cache, key, reply.text)
             return replace(reply, seconds=time.monotonic() - started)
         ours = _prompt_tokens(messages)  # counted once: the context asked for, and the learned ratio
         wanted, cap = self._context_for(ours, len(messages), predict, model), self._cap(model)
@@ -146,11 +150,17 @@ class OllamaLLM:
             return self._stream(model, messages, options, format, cancel, sink)
 
         with self.cancel_watch.watching(cancel), held:  # a set cancel cuts the connections at once
+            if slot is not None and self.cache is not None and (hit := RECENT.get(self.cache, key)) is not None:
+                # the same call's reply landed while this one waited for its slot (a question read the chunk)
+                with self._lock:
+                    self.cache_hits += 1
+                return LLMReply(hit, 0, 0, True, time.monotonic() - started)
             text, prompt_tokens, completion_tokens, done_reason = self._retrying(attempt, model, cancel)
         text = strip_think(text)
         self.ratios.observe(model, ours, prompt_tokens)
         if text and self.cache is not None and done_reason == "stop":  # a cut reply is never final
             self.cache.put(key, model, text)
+            RECENT.put(self.cache, key, text)
         return LLMReply(text, prompt_tokens, completion_tokens, False, time.monotonic() - started, done_reason)
 
     def check(self) -> None:
