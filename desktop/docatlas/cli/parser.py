@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("text", nargs="+", metavar="TEXT", help="the question")
     query.add_argument("--mode", choices=MODES, help="retrieval mode (default: the setting, mix)")
     query.add_argument("--json", action="store_true", help="print answer, context and references as JSON")
+    query.add_argument("--budget", type=_non_negative, metavar="N",
+                       help="model calls the question may spend first reading the passages it needs that the "
+                            "model has not read yet (0: off; default: the query.read_budget setting)")
     _model_options(query)
     _host_option(query)
 

@@ -1,4 +1,9 @@
-"""The `query` command: an answer streamed with its sources, or JSON."""
+"""The `query` command: an answer streamed with its sources, or JSON.
+
+With `--budget N` (default: the `query.read_budget` setting) the question first spends up to N
+model calls reading the passages it needs that the model has not read yet (`jobs.budgeted`);
+on a terminal the calls spent are shown on stderr as they go, and the notes say what was read
+and whether it is in the graph now (`--json`: `reading`)."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import sys
 from docatlas.cli.common import workspace_models
 from docatlas.cli.guards import clean
 from docatlas.core.base.errors import DocAtlasError
+from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
 from docatlas.core.base.text import json_for_terminal
 from docatlas.core.llm.ollama import OllamaLLM
@@ -28,15 +34,33 @@ def cmd_query(args: argparse.Namespace, store: Store, settings: Settings) -> int
         sys.stdout.write(clean(piece))  # the model's text never drives the terminal
         sys.stdout.flush()
 
+    budget = args.budget if getattr(args, "budget", None) is not None else max(0, settings.query.read_budget)
+    shown_spent = False
+
+    def spent(step: Progress) -> None:
+        nonlocal shown_spent
+        if sys.stderr.isatty():  # redrawn in place; elsewhere the notes below say what was read
+            shown_spent = True
+            sys.stderr.write("\r" + clean(step.message) + "\x1b[K")
+            sys.stderr.flush()
+
     llm = OllamaLLM(settings.ollama, cache=store)
     try:
-        answer = ask(store, llm, " ".join(args.text), settings, mode=args.mode,
-                     on_token=None if args.json else show)
+        if budget:  # the extraction side loads only for a question that reads
+            from docatlas.core.jobs.budgeted import ask_within
+
+            answer = ask_within(store, llm, " ".join(args.text), settings, budget, mode=args.mode,
+                                on_token=None if args.json else show, on_progress=spent)
+        else:
+            answer = ask(store, llm, " ".join(args.text), settings, mode=args.mode,
+                         on_token=None if args.json else show)
     except DocAtlasError:
         if streamed:  # the error sentence goes below the unfinished answer
             print()
         raise
     finally:
+        if shown_spent:
+            sys.stderr.write("\r\x1b[K")
         llm.close()
     for warning in answer.warnings:
         print(f"note: {clean(warning)}", file=sys.stderr)

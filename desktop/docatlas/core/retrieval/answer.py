@@ -10,6 +10,9 @@ A model answer that declines ("not in your documents") and cites nothing keeps n
 While the model has not read every document yet (a run going on, or stopped), the answer says
 so (`coverage`, and a note among its warnings): its graph part rests on the documents read so
 far, its passages on the text of all of them. That note is never cached: it is counted afresh.
+Every answer says what it rests on (`rests_on`): the model's graph, names found in text the
+model has not read yet (the concept layer), passages, and what a reading budget read for it
+(`read`, from `jobs.budgeted`: such an answer is never taken from or put in the answer cache).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from docatlas.core.base.concepts import CONCEPT
 from docatlas.core.base.errors import Cancelled, DocAtlasError, LLMError
 from docatlas.core.base.settings import QuerySettings, Settings
 from docatlas.core.base.tokens import count_tokens
@@ -28,12 +32,13 @@ from docatlas.core.retrieval import aggregate
 from docatlas.core.retrieval.absent import absent_answer, declined, unknown_names
 from docatlas.core.retrieval.budget import context_window, free_room, reply_room, split
 from docatlas.core.retrieval.cache import answer_key, answer_version, get_answer, put_answer
-from docatlas.core.retrieval.context import ChunkItem, Context, build_context, fill_budget, render
+from docatlas.core.retrieval.context import ChunkItem, Context, assemble, fill_budget, render
 from docatlas.core.retrieval.conversation import history_text, recent_history
 from docatlas.core.retrieval.global_search import has_reports, map_reports, rank_reports, supporting_chunks
 from docatlas.core.retrieval.keywords import Keywords, extract_keywords
+from docatlas.core.retrieval.read_first import ReadFirst, add_unstored, prefer_read
 from docatlas.core.retrieval.references import Reference, build_references, cited_labels
-from docatlas.core.retrieval.retrieve import GRAPH_MODES
+from docatlas.core.retrieval.retrieve import GRAPH_MODES, retrieve
 from docatlas.core.retrieval.search import question_vectors
 from docatlas.core.retrieval.templates import fill
 from docatlas.core.storage.database import Store
@@ -61,7 +66,32 @@ class Answer:
     warnings: tuple[str, ...] = ()
     computed: str = ""  # "count" or "list" (counted in the graph), "absent" (names not in the documents)
     coverage: tuple[int, int] | None = None  # (documents the model has read, documents) while it is not all
+    read: ReadFirst | None = None  # what a reading budget read for this question
 
+    @property
+    def rests_on(self) -> str:
+        """What the answer rests on, in one sentence: the layers and passages of its context."""
+        items = [*self.context.entities, *self.context.relations]
+        read = set(self.read.chunks) if self.read else set()
+        parts = []
+        graph = sum(1 for i in items if i.layer != CONCEPT and not (set(i.chunk_ids) & read))
+        fresh = sum(1 for i in items if i.layer != CONCEPT and set(i.chunk_ids) & read)
+        concept = sum(1 for i in items if i.layer == CONCEPT)
+        if graph:
+            parts.append(f"the graph the model built ({graph} entities and relations)")
+        if fresh:
+            parts.append(f"what the model read for this question ({fresh})")
+        if concept:
+            parts.append(f"names found in text the model has not read yet ({concept})")
+        if self.context.chunks:
+            parts.append(f"{len(self.context.chunks)} passage{'s' if len(self.context.chunks) != 1 else ''} "
+                         "of the documents' text")
+        if self.context.points:
+            parts.append(f"{len(self.context.points)} findings of the community reports")
+        if not parts:
+            return "Rests on: nothing found in the documents." if self.computed != "absent" else (
+                "Rests on: the names of every document (none of them is named).")
+        return "Rests on: " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]) + "."
 
     def to_json(self) -> dict:
         """`{answer, mode, context: {entities, relations, chunks}, references: [{document, page, chunk}]}`
@@ -78,6 +108,8 @@ class Answer:
             "computed": self.computed or None,
             **({"coverage": {"documents_read": self.coverage[0], "documents": self.coverage[1]}}
                if self.coverage else {}),
+            **({"reading": self.read.to_json()} if self.read else {}),
+            "rests_on": self.rests_on,
         }
 
     @classmethod
@@ -125,6 +157,7 @@ def ask(
     on_token: Callable[[str], None] | None = None,
     cancel: threading.Event | None = None,
     use_cache: bool = True,
+    read: ReadFirst | None = None,
 ) -> Answer:
     """Answer `question` from the workspace's graph and documents.
 
@@ -134,8 +167,13 @@ def ask(
     model fails, Cancelled when `cancel` is set; nothing is cached then. `use_cache=False` asks
     afresh (an evaluation timing the model); the answer is still stored for the next time.
     While the model has not read every document, the answer carries `coverage` and says so.
+    `read`: what a reading budget read for the question first (`jobs.budgeted.ask_within`).
     """
-    answer = _ask(store, llm, question, settings, mode, history, on_token, cancel, use_cache)
+    if read is not None and read.read:
+        use_cache = False  # the answer rests on what was just read: neither taken from nor kept in the cache
+    answer = _ask(store, llm, question, settings, mode, history, on_token, cancel, use_cache, read)
+    if read is not None:
+        answer = replace(answer, read=read, warnings=(*read.notes, read.summary(), *answer.warnings))
     read, total = reading_progress(store)
     if read >= total:
         return answer
@@ -143,7 +181,8 @@ def ask(
 
 
 def _ask(store: Store, llm: LLM, question: str, settings: Settings, mode: str | None, history: Sequence[dict],
-         on_token: Callable[[str], None] | None, cancel: threading.Event | None, use_cache: bool) -> Answer:
+         on_token: Callable[[str], None] | None, cancel: threading.Event | None, use_cache: bool,
+         read: ReadFirst | None = None) -> Answer:
     """`ask` without the coverage note."""
     q = settings.query
     mode = (mode or q.mode).strip().lower()
@@ -184,8 +223,9 @@ def _ask(store: Store, llm: LLM, question: str, settings: Settings, mode: str | 
             on_token(text)
         references = build_references(store, context, text, max(q.chunk_top_k, len(context.chunks)))
         answer = Answer(question, text, mode, context, references, None, False, (), computed)
-        put_answer(store, key, question, mode, version, {**answer.to_json(), "context_text": context.text,
-                                                         "context_tokens": context.tokens})
+        if read is None or not read.read:
+            put_answer(store, key, question, mode, version, {**answer.to_json(), "context_text": context.text,
+                                                             "context_tokens": context.tokens})
         return answer
     context_room = room()
     _reserve_answer_context(llm, turns, question, q, prompts[f"answer_{mode}"], mode, context_room, reply_tokens)
@@ -205,7 +245,9 @@ def _ask(store: Store, llm: LLM, question: str, settings: Settings, mode: str | 
         vecs, found_warnings = question_vectors(store, llm, settings.ollama.embed_model, used_mode,
                                                 question, keywords)
         warnings += found_warnings
-        context = build_context(store, used_mode, question, keywords, vecs, q, context_room)
+        found = prefer_read(retrieve(store, used_mode, question, keywords, vecs, q), read)
+        context = add_unstored(assemble(store, used_mode, found, q, context_room), read, context_room,
+                               q.relation_budget)
     _check(cancel)
 
     if context.empty:
@@ -219,8 +261,9 @@ def _ask(store: Store, llm: LLM, question: str, settings: Settings, mode: str | 
     if context.empty or declined(text, cited_labels(text)):
         references = ()  # nothing found, or the model says the documents do not hold it: no source to show
     answer = Answer(question, text, used_mode, context, references, keywords, False, tuple(warnings))
-    payload = {**answer.to_json(), "context_text": context.text, "context_tokens": context.tokens}
-    put_answer(store, key, question, mode, version, payload)
+    if use_cache or read is None or not read.read:
+        payload = {**answer.to_json(), "context_text": context.text, "context_tokens": context.tokens}
+        put_answer(store, key, question, mode, version, payload)
     return answer
 
 
