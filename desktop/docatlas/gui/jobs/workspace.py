@@ -6,6 +6,7 @@ thread) and its own Ollama client, and closes both when it ends. No Qt here.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,12 +84,20 @@ def delete_job(db_path: Path, document_ids: Sequence[int]) -> Job:
     return writes_workspace(run)
 
 
-def ask_job(db_path: Path, settings: Settings, question: str, mode: str, history: list[dict]) -> Job:
-    """Answer a question; every streamed piece of the answer is reported as progress."""
+def ask_job(db_path: Path, settings: Settings, question: str, mode: str, history: list[dict], budget: int = 0,
+            stop_reading: threading.Event | None = None) -> Job:
+    """Answer a question; every streamed piece of the answer is reported as progress (text), and with a
+    `budget` of model calls the reading for it first (`Progress`; `stop_reading` ends it, the answer follows)."""
     def run(context: TaskContext) -> Answer:
         with Store(db_path) as store:
             llm = OllamaLLM(settings.ollama, cache=store)
             try:
+                if budget > 0:
+                    from docatlas.core.jobs.budgeted import ask_within
+
+                    return ask_within(store, llm, question, settings, budget, mode=mode, history=history,
+                                      on_token=context.report, cancel=context.cancel, stop=stop_reading,
+                                      on_progress=context.report)
                 return ask(store, llm, question, settings, mode=mode, history=history,
                            on_token=context.report, cancel=context.cancel)
             finally:

@@ -2,12 +2,16 @@
 
 Conversations are kept per workspace (see `conversations.py`); the model sees the earlier
 turns of the current conversation. Links in answers do nothing until clicked, and then
-open only after the person confirms.
+open only after the person confirms. Beside the mode, "Read first" lets a question spend model
+calls reading the passages it needs that the model has not read yet (`core.jobs.budgeted`: off,
+10, 50 or 200 calls); while it reads, a line above the question box says how much is spent and
+Stop Reading has the answer made from what was read so far. Every answer says what it rests on.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -23,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from docatlas.core.base.errors import ModelNotFound, OllamaUnreachable
+from docatlas.core.base.progress import Progress
 from docatlas.core.retrieval.answer import Answer
 from docatlas.core.storage.communities import has_reports
 from docatlas.core.storage.read_models import Passage, passage
@@ -47,6 +52,9 @@ MODE_HELP = {
     "naive": "naive: similar passages only, no graph",
     COMMUNITY: "community: the topic reports written for groups of related entities (broad questions)",
 }
+BUDGETS = (0, 10, 50, 200)  # model calls a question may spend reading first (0: off)
+BUDGET_HELP = ("Model calls this question may spend first reading the passages it needs that the model has "
+               "not read yet; what it reads joins the graph (or, during a run, waits in the cache for it).")
 EMPTY_WORKSPACE = "Add documents first: this workspace has none yet (Add Files… on the Documents tab, or drop them)."
 WEB_SCHEMES = ("http", "https", "mailto")
 EMPTY_HINT = ("Ask a question about the documents in this workspace. Answers come from your documents only "
@@ -112,12 +120,29 @@ class ChatPanel(QWidget):
         self.mode_box.currentIndexChanged.connect(self._mode_tip)
         self.set_mode(self.settings().query.mode)
         self._mode_tip()
+        self.budget_box = QComboBox()
+        self.budget_box.setToolTip(BUDGET_HELP)
+        self._fill_budgets(max(0, self.settings().query.read_budget))
         self.ask_button = QPushButton("Ask", clicked=self.ask)
         self.ask_button.setDefault(True)
         self.stop_button = QPushButton("Stop", clicked=self.stop)
+        self.reading_label = QLabel(wordWrap=True)
+        self.reading_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.stop_reading_button = QPushButton("Stop Reading", clicked=self.stop_reading)
+        self.stop_reading_button.setToolTip("Stop reading and answer from what was read so far")
+        self._stop_reading: threading.Event | None = None
+        reading_row = QHBoxLayout()
+        reading_row.addWidget(self.reading_label, 1)
+        reading_row.addWidget(self.stop_reading_button)
+        self.reading_row = QWidget()
+        self.reading_row.setLayout(reading_row)
+        reading_row.setContentsMargins(0, 0, 0, 0)
+        self.reading_row.hide()
         bottom = QHBoxLayout()
         bottom.addWidget(QLabel("Mode:"))
         bottom.addWidget(self.mode_box)
+        bottom.addWidget(QLabel("Read first:"))
+        bottom.addWidget(self.budget_box)
         bottom.addStretch(1)
         bottom.addWidget(self.stop_button)
         bottom.addWidget(self.ask_button)
@@ -126,6 +151,7 @@ class ChatPanel(QWidget):
         layout.addLayout(top)
         layout.addLayout(model_row)
         layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.reading_row)
         layout.addWidget(self.question_edit)
         layout.addLayout(bottom)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
@@ -197,6 +223,17 @@ class ChatPanel(QWidget):
     def _mode_tip(self, *_: object) -> None:
         self.mode_box.setToolTip("How the answer finds its context. " + MODE_HELP.get(self.mode, ""))
 
+    def _fill_budgets(self, default: int) -> None:
+        """Off and the usual budgets, plus the setting's own number when it is another."""
+        for calls in sorted({*BUDGETS, default}):
+            self.budget_box.addItem("Off" if calls == 0 else f"{calls} calls", calls)
+        self.budget_box.setCurrentIndex(self.budget_box.findData(default))
+
+    @property
+    def budget(self) -> int:
+        """The model calls the next question may spend reading first (0: off)."""
+        return int(self.budget_box.currentData() or 0)
+
     def offer_community(self, has_reports: bool) -> None:
         """Offer the community mode once the workspace has community reports (and not before)."""
         position = self.mode_box.findData(COMMUNITY)
@@ -236,18 +273,37 @@ class ChatPanel(QWidget):
         settings = self.settings()
         if self.model_box.chosen:
             settings = settings.with_overrides(ollama__model=self.model_box.chosen)
-        job = ask_job(self.workspace.db_path, settings, question, self.mode, history)
+        self._stop_reading = threading.Event()
+        job = ask_job(self.workspace.db_path, settings, question, self.mode, history, self.budget,
+                      self._stop_reading)
         self.task = self.tasks.run("Answering", job, on_progress=self._on_token, on_success=self._on_answer,
                                    on_failure=self._on_failure, on_finished=self._on_finished)
         self._update_buttons()
 
     def stop(self) -> None:
-        """Stop the answer in progress."""
+        """Stop the answer in progress (and its reading)."""
         if self.task is not None:
+            if self._stop_reading is not None:
+                self._stop_reading.set()
             self.task.cancel()
             self.message.emit("Stopping the answer…")
 
+    def stop_reading(self) -> None:
+        """Stop reading for the question: the answer is made from what was read so far."""
+        if self.task is not None and self._stop_reading is not None and not self._stop_reading.is_set():
+            self._stop_reading.set()
+            self.stop_reading_button.setEnabled(False)
+            self.reading_label.setText(self.reading_label.text() + " — stopping; answering from what was read")
+
     def _on_token(self, piece: object) -> None:
+        if isinstance(piece, Progress):  # the reading for the question: calls spent of the budget
+            if not self._stop_reading or not self._stop_reading.is_set():
+                self.reading_label.setText(piece.message)
+            self.reading_row.show()
+            if self.current_turn is not None:
+                self.current_turn.reading(piece.message)
+            return
+        self.reading_row.hide()
         if self.current_turn is not None:
             self.current_turn.append(str(piece))
 
@@ -257,7 +313,7 @@ class ChatPanel(QWidget):
         turn = self.current_turn.turn
         turn.answer = answer.answer
         turn.mode = answer.mode
-        turn.warnings = list(answer.warnings) + (["From the answer cache."] if answer.cached else [])
+        turn.warnings = [answer.rests_on, *answer.warnings] + (["From the answer cache."] if answer.cached else [])
         names = list(answer.keywords.low_level) if answer.keywords else []
         refs = [{**r.to_json(), "names": names} for r in answer.references]
         turn.references = [slim_reference(r) for r in refs]
@@ -291,6 +347,9 @@ class ChatPanel(QWidget):
     def _on_finished(self) -> None:
         self.task = None
         self.current_turn = None
+        self._stop_reading = None
+        self.reading_row.hide()
+        self.stop_reading_button.setEnabled(True)
         self.workspace.conversations.save()
         self._update_buttons()
 

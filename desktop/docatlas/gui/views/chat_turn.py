@@ -93,6 +93,11 @@ class TurnWidget(QFrame):
         self.note_label.setText("Looking through your documents…")
         self.copy_button.setEnabled(False)
 
+    def reading(self, message: str) -> None:
+        """The question is reading passages first: how much of its budget is spent."""
+        if not self._streamed:
+            self.note_label.setText(message)
+
     def append(self, piece: str) -> None:
         """A piece of the streamed answer arrived."""
         if not self._streamed:
