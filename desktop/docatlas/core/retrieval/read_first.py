@@ -52,10 +52,9 @@ class ReadFirst:
             return f"No passage was read for this question: {why}."
         passages = f"{len(self.read):,} passage{'s' if len(self.read) != 1 else ''}"
         spent = f"{self.calls:,} of {self.budget:,} model calls"
-        where = ("their records are in the graph now" if self.stored else
-                 "their records are used for this answer only, until the run stores them")
+        where = ": their records are in the graph now" if self.stored else ""  # else the notes say why not
         stop = " (stopped early)" if self.stopped else ""
-        return f"Read {passages} for this question{stop}, {spent}: {where}."
+        return f"Read {passages} for this question{stop}, {spent}{where}."
 
 
 def prefer_read(found: Found, read: ReadFirst | None) -> Found:
