@@ -47,12 +47,13 @@ def write_corpus(folder: Path, documents: dict[str, str] | None = None) -> Path:
     return folder
 
 
-def long_document(sentences: int) -> str:
-    """A document long enough for many chunks, every sentence naming two people."""
+def long_document(sentences: int, start: int = 0) -> str:
+    """A document long enough for many chunks, every sentence naming two people; from sentence
+    `start` on (documents with other starts are not near-duplicates of each other)."""
     people = ["Ada Byron", "Alan Turing", "Grace Hopper", "Edsger Dijkstra", "Barbara Liskov",
               "Donald Knuth", "Frances Allen", "John Backus", "Niklaus Wirth", "Tony Hoare"]
     lines = []
-    for i in range(sentences):
+    for i in range(start, start + sentences):
         a, b = people[i % len(people)], people[(i * 3 + 1) % len(people)]
         lines.append(f"In year {1950 + i} {a} wrote to {b} about problem number {i} and its proof.")
         if i % 5 == 4:

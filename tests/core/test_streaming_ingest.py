@@ -30,7 +30,7 @@ def big_folder(tmp_path, files: int = FILES, sentences: int = 12):
     folder.mkdir()
     for number in range(files):
         (folder / f"letter{number:03}.txt").write_text(
-            f"Letter {number}.\n\n" + long_document(sentences), encoding="utf-8")
+            f"Letter {number}.\n\n" + long_document(sentences, start=number * sentences), encoding="utf-8")
     return folder
 
 

@@ -40,6 +40,7 @@ class Progress:
     chunks_total: int = 0
     chunks_done: int = 0
     chunks_failed: int = 0
+    chunks_copied: int = 0  # of chunks_done: near-duplicates that took their original's records, no call
     calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0

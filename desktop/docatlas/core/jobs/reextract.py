@@ -9,7 +9,8 @@ Three steps, each optional to skip and none calling the model:
    skipped (a round the model was not asked for is simply not in the cache). Grounding
    applies as at ingestion (the names the user accepted count as backed). A chunk
    whose first reply is not cached (other entity types, language or prompt) keeps the
-   records it has.
+   records it has. A near-duplicate chunk (`ingest.copies`) is not replayed: it takes its
+   original's records again once the original is re-parsed.
 2. Re-key: every record's key is computed again from the name the model wrote, with the
    current normalisation and the accepted merges (`entity_aliases`).
 3. Re-merge: `rebuild` over all keys, with the summariser given (cached summaries cost
@@ -25,12 +26,13 @@ from docatlas.core.base.keys import entity_key
 from docatlas.core.base.records import EntityRecord, RelationRecord
 from docatlas.core.base.settings import Settings
 from docatlas.core.graph.merge import Summarizer, aliases, rebuild
+from docatlas.core.ingest import copies
 from docatlas.core.ingest.extract import extract_chunk, settle_records
 from docatlas.core.ingest.findings import accepted_keys, record_findings
 from docatlas.core.llm.replay import NotCached, ReplayLLM
 from docatlas.core.prompts.catalog import Profile
 from docatlas.core.prompts.store import extraction_profile
-from docatlas.core.storage import health, records, ungrounded
+from docatlas.core.storage import duplicates, health, records, ungrounded
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.lock import writes_workspace
 from docatlas.core.storage.mentions import relocate_all
@@ -73,8 +75,11 @@ def reparse_chunks(store: Store, settings: Settings, report: RederiveReport | No
     report = report or RederiveReport()
     profiles: dict[str, Profile | None] = {}
     replay = replace(settings.extraction, gleaning=REPLAY_ROUNDS, loop_check=False)
+    copied = dict(duplicates.all_copies(store))
     for row in records.finished_chunks(store):
         report.chunks += 1
+        if row.id in copied:
+            continue  # follows its original, below
         profile = _profile(store, profiles, row.profile or settings.extraction.profile)
         llm = ReplayLLM(settings.ollama, store, model=row.model or settings.ollama.model)
         try:
@@ -95,7 +100,26 @@ def reparse_chunks(store: Store, settings: Settings, report: RederiveReport | No
             model=llm.model, calls=0, keys=[entity_key(e.name) for e in result.entities],
             relation_keys=[(entity_key(r.source), entity_key(r.target)) for r in result.relations],
         )
+    _follow_originals(store, copied, profiles, settings, report)
     return report
+
+
+def _follow_originals(store: Store, copied: dict[int, int], profiles: dict[str, Profile | None],
+                      settings: Settings, report: RederiveReport) -> None:
+    """Each finished copy takes its finished original's records again (they may have changed)."""
+    finished = {i for i, status in duplicates.statuses(store, copied).items() if status in duplicates.FINISHED}
+    for copy_id, original_id in copied.items():
+        original = duplicates.finished_original(store, original_id) if copy_id in finished else None
+        if original is None:
+            continue
+        report.reparsed += 1
+        profile = _profile(store, profiles, original.profile or settings.extraction.profile)
+        result, _ = copies.copy_result(store, copy_id, original, profile, settings.extraction)
+        mine = duplicates.finished_original(store, copy_id)  # its model records (its own names aside)
+        if mine is not None and (mine.entities, mine.relations) == _records(result.entities, result.relations):
+            continue
+        report.changed += 1
+        copies.follow(store, copy_id, original, profile, settings.extraction)
 
 
 def _ground_kept(store: Store, row: records.FinishedChunk, profile: Profile | None, extraction,

@@ -9,13 +9,19 @@ once, so a call starts the moment another ends, and a reply is parsed and ground
 the next call runs. A pause (the generator not pulled) lets those prepared calls run too.
 Only the writer's thread calls these methods; the calls run on a small thread pool and
 `wake` the writer when one ends; the writer refills before it stores a finished one.
+
+The chunks wait in interest order (`order.Work`: the questions asked first, then chunks rich
+in names the graph lacks). A near-duplicate of another chunk (`storage.duplicates`) never
+takes a slot: it waits for its original to finish (in this run, or already) and then takes
+the original's records that its own text backs (`ingest.copies`), on the writer's thread. A
+copy whose original failed stays pending with it, for the next run: never a second call for
+the same body.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -23,11 +29,14 @@ from contextlib import contextmanager
 from docatlas.core.base.errors import Cancelled, LLMError, OllamaUnreachable
 from docatlas.core.base.keys import entity_key
 from docatlas.core.base.settings import Settings
+from docatlas.core.ingest.copies import follow
 from docatlas.core.ingest.extract import ChunkExtraction, extract_chunk
 from docatlas.core.ingest.findings import accepted_keys, record_findings
+from docatlas.core.jobs.order import Work
 from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.store import extraction_profile
 from docatlas.core.retrieval.embed import chunk_batch, write_batch
+from docatlas.core.storage import duplicates
 from docatlas.core.storage.database import ChunkRow, Store
 
 log = logging.getLogger("docatlas.pipeline")
@@ -77,11 +86,13 @@ class Slots:
 
     def __init__(self, store: Store, cancel: threading.Event, wake: threading.Event, touched: set[str]):
         self.store, self.cancel, self.wake, self.touched = store, cancel, wake, touched
-        self.work: deque[ChunkRow] = deque()  # ids only: a text is read when its call starts
+        self.work = Work(store)  # ids only: a text is read when its call starts
+        self.parked: dict[int, list[ChunkRow]] = {}  # original id -> its copies waiting for it
+        self._unchecked: set[int] = set()  # originals of copies parked since the last look at them
         self.in_flight: dict[Future, ChunkRow | Embedding] = {}
         self.ids: list[int] = []  # every chunk of this run, in the order handed in
         self.remaining: dict[int, int] = {}  # per document: chunks not finished yet
-        self.totals = dict(chunks_done=0, chunks_failed=0, **dict.fromkeys(FIGURES, 0))
+        self.totals = dict(chunks_done=0, chunks_failed=0, chunks_copied=0, **dict.fromkeys(FIGURES, 0))
         self.fatal: LLMError | None = None
         self.unembedded = 0  # chunks extracted since the last embedding batch: embedding trails extraction
         self.unmerged: set[str] = set()  # keys stored since the last batch merge (`Stream` merges them)
@@ -90,16 +101,23 @@ class Slots:
         self._pool: ThreadPoolExecutor | None = None
 
     def add(self, chunks: Iterable[ChunkRow]) -> int:
-        """Queue chunks for extraction (each once per run); how many were new."""
-        added = 0
+        """Queue chunks for extraction (each once per run; a copy waits for its original); how many were new."""
+        new = []
         for chunk in chunks:
             if chunk.id not in self._seen:
                 self._seen.add(chunk.id)
-                self.work.append(chunk)
+                new.append(chunk)
                 self.ids.append(chunk.id)
                 self.remaining[chunk.document_id] = self.remaining.get(chunk.document_id, 0) + 1
-                added += 1
-        return added
+        originals = duplicates.originals_of(self.store, [c.id for c in new])
+        for chunk in new:
+            if chunk.id in originals:
+                self.parked.setdefault(originals[chunk.id], []).append(chunk)
+                self._unchecked.add(originals[chunk.id])
+        self.work.extend(c for c in new if c.id not in originals)
+        if self.started:
+            self._follow_finished()
+        return len(new)
 
     def start(self, settings: Settings, llm: LLM, spent: dict[str, int]) -> None:
         """Open the slots: extraction with `settings` (its profile resolved) by `llm`."""
@@ -112,6 +130,7 @@ class Slots:
         for name, value in spent.items():
             self.totals[name] = self.totals.get(name, 0) + value
         self._pool = ThreadPoolExecutor(max_workers=2 * self.parallel, thread_name_prefix="docatlas-llm")
+        self._follow_finished()
 
     @property
     def started(self) -> bool:
@@ -199,13 +218,47 @@ class Slots:
         else:
             self.totals["chunks_done"] += 1
             self._store_result(item, future.result())
-        self.unembedded += 1
-        self.remaining[item.document_id] -= 1
-        if self.remaining[item.document_id] == 0:
-            self.store.refresh_document_status(item.document_id)
+        self._finished(item)
+        if error is None:
+            self._follow(item.id)
         return item
 
+    def _finished(self, chunk: ChunkRow) -> None:
+        self.unembedded += 1
+        self.remaining[chunk.document_id] -= 1
+        if self.remaining[chunk.document_id] == 0:
+            self.store.refresh_document_status(chunk.document_id)
+
+    def _follow_finished(self) -> None:
+        """The parked copies whose original is finished already take its records now."""
+        looked, self._unchecked = self._unchecked, set()
+        for original_id, status in duplicates.statuses(self.store, looked).items():
+            if status in duplicates.FINISHED:
+                self._follow(original_id)
+
+    def _follow(self, original_id: int) -> None:
+        """A finished original's parked copies take its records (no model call)."""
+        copies = self.parked.pop(original_id, [])
+        original = duplicates.finished_original(self.store, original_id) if copies else None
+        if original is None:
+            if copies:
+                self.parked[original_id] = copies
+            return
+        for chunk in copies:
+            try:
+                _, owed = follow(self.store, chunk.id, original, self.profile, self.settings.extraction)
+            except IndexError:
+                continue  # its document was replaced meanwhile
+            self.touched.update(owed)
+            self.unmerged.update(owed)
+            self.unmerged_chunks += 1
+            self.totals["chunks_done"] += 1
+            self.totals["chunks_copied"] += 1
+            self._finished(chunk)
+
     def _store_result(self, chunk: ChunkRow, result: ChunkExtraction) -> None:
+        if not duplicates.statuses(self.store, [chunk.id]):
+            return  # its document was replaced during the run (it was taken up before the file was read again)
         record_findings(self.store, chunk.id, result)  # first: a finished chunk always has its findings
         keys = [entity_key(e.name) for e in result.entities]
         pairs = [(entity_key(r.source), entity_key(r.target)) for r in result.relations]

@@ -6,7 +6,8 @@ is stored and its chunks join the work; when the files are all read, the workspa
 pending chunks (an earlier run's, attachments') join too. The first chunks open the slots:
 the model is checked, `--profile auto` tried on them, the learned token ratios loaded (a
 model that cannot be used is reported after every file is stored, as before streaming).
-Progress counts what is known so far and says so (`still_reading`).
+Progress counts what is known so far and says so (`still_reading`). The chunks are taken in
+interest order and near-duplicates take their original's records (`slots`).
 
 The graph grows during the run: the records stored since the last batch are merged once
 `MERGE_CHUNKS` chunks or `MERGE_EVERY_S` seconds have gathered (`grow`), a provisional merge
@@ -58,6 +59,7 @@ class Stream:
     def steps(self) -> Iterator[dict]:
         """Progress changes until every chunk is extracted, or the run stops."""
         slots, feed = self.slots, self.feed
+        slots.add(slots.work.asked_first())  # the unread chunks that match the questions asked come first
         while True:
             self.wake.clear()
             ended = slots.finished()
@@ -69,6 +71,7 @@ class Stream:
                     yield self._known(message=f"Extracted chunk {chunk.idx + 1}", eta=self._eta())
             if self.grow():
                 yield self._known()
+            slots.work.notice_questions()  # a question asked during the run puts its chunks first
             yield from self._pages()
             if not self.cancel.is_set():
                 if not self.swept and feed.done:
@@ -78,7 +81,7 @@ class Stream:
                         slots.refill()
                     yield self._known(message=f"{len(slots.ids)} chunks to extract")
                     continue
-                if not slots.started and slots.work and self.refused is None and self._trial_ready():
+                if not slots.started and (slots.work or slots.parked) and self.refused is None and self._trial_ready():
                     yield from self._open()  # the first chunks are stored: the model starts now
                     continue
                 read = feed.next()

@@ -11,12 +11,13 @@ commit part of it early.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from pathlib import Path
 from docatlas.core.base.concepts import CONCEPT, SAME_SENTENCE, find_concepts
 from docatlas.core.base.errors import StoreError
 from docatlas.core.base.records import EntityRecord, RelationRecord
+from docatlas.core.storage.copy_finder import find_copies
 from docatlas.core.storage.locate import relocate as relocate_mentions
 from docatlas.core.storage.migrations import MIGRATIONS, SCHEMA_VERSION
 
@@ -297,6 +299,7 @@ class Store:
             if not inserted:
                 conn.execute("UPDATE documents SET status = 'done' WHERE id = ?", (doc_id,))
             named = _store_concepts(conn, doc_id)
+            find_copies(conn, doc_id)  # a near-duplicate of a stored chunk takes its records, not a call
             # Owed a merge like a drop's keys: a kill before the next batch leaves them to the next run.
             conn.executemany("INSERT OR IGNORE INTO pending_rederive(key) VALUES (?)", [(k,) for k in named - touched])
         return int(doc_id), touched | named
@@ -377,6 +380,7 @@ class Store:
         calls: int,
         keys: Sequence[str],
         relation_keys: Sequence[tuple[str, str]],
+        keep_concepts: Collection[str] = (),
     ) -> set[str]:
         """Store a chunk's records and mark it done (or `empty`) in one transaction.
 
@@ -385,14 +389,20 @@ class Store:
         owed a merge (`pending_rederive`, in the same transaction) until one derives them, so a
         process killed before (or during) its merges leaves exactly those keys to the next run.
         Returns those keys (the chunk's replaced records' among them: its concept names).
+        `keep_concepts`: concept names the new records do not cover that stay (a copy's own
+        names, which the model never read), with the concept links between two of them.
         """
         now = time.time()
         with self.transaction() as conn:
             owed = _touched_keys(conn, "chunks.id = ?", (chunk_id,))  # the records it replaces
             owed.update(keys)
             owed.update(k for pair in relation_keys for k in pair)
-            conn.execute("DELETE FROM chunk_entities WHERE chunk_id = ?", (chunk_id,))
-            conn.execute("DELETE FROM chunk_relations WHERE chunk_id = ?", (chunk_id,))
+            kept = json.dumps(sorted(keep_concepts))
+            conn.execute("DELETE FROM chunk_entities WHERE chunk_id = ? AND NOT (layer = ? AND key IN "
+                         "(SELECT value FROM json_each(?)))", (chunk_id, CONCEPT, kept))
+            conn.execute("DELETE FROM chunk_relations WHERE chunk_id = ? AND NOT (layer = ? AND source_key IN "
+                         "(SELECT value FROM json_each(?)) AND target_key IN (SELECT value FROM json_each(?)))",
+                         (chunk_id, CONCEPT, kept, kept))
             conn.executemany(
                 "INSERT INTO chunk_entities(chunk_id, key, name, type, description) VALUES (?, ?, ?, ?, ?)",
                 [(chunk_id, k, e.name, e.type, e.description) for k, e in zip(keys, entities)],
@@ -478,6 +488,8 @@ class Store:
             " (SELECT COUNT(*) FROM entities) AS entities,"
             " (SELECT COUNT(*) FROM entities WHERE layer = ?) AS concept_entities,"
             " (SELECT COUNT(*) FROM relations) AS relations,"
+            " (SELECT COUNT(*) FROM chunk_copies JOIN chunks ON chunks.id = chunk_copies.chunk_id"
+            "  WHERE chunks.status IN ('done', 'empty')) AS copies_reused,"
             " (SELECT COUNT(*) FROM llm_cache) AS cached_replies", (CONCEPT,)
         )[0]
         return dict(row)

@@ -69,7 +69,8 @@ def refile_records(store: Store, entity_keys: Sequence[tuple[str, int]],
 def requeue(store: Store, chunk_ids: Sequence[int]) -> tuple[set[str], list[int]]:
     """Send chunks back to `pending` without their records, in one transaction.
 
-    Returns the entity keys their records supported and the documents they belong to. When
+    The copies of a requeued chunk (near-duplicates, `duplicates`) go back with it. Returns the
+    entity keys their records supported and the documents they belong to. When
     any key was touched the graph is marked dirty, so a crash before the caller re-derives
     it makes the next run rebuild.
     """
@@ -77,6 +78,9 @@ def requeue(store: Store, chunk_ids: Sequence[int]) -> tuple[set[str], list[int]
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS requeue (id INTEGER PRIMARY KEY)")
         conn.execute("DELETE FROM temp.requeue")
         conn.executemany("INSERT OR IGNORE INTO temp.requeue(id) VALUES (?)", [(int(i),) for i in chunk_ids])
+        # A near-duplicate follows its original: it goes back to pending with it, to take its new records.
+        conn.execute("INSERT OR IGNORE INTO temp.requeue(id) SELECT chunk_id FROM chunk_copies "
+                     "WHERE original_id IN (SELECT id FROM temp.requeue)")
         touched = {r[0] for r in conn.execute(
             "SELECT key FROM chunk_entities WHERE chunk_id IN (SELECT id FROM temp.requeue)")}
         for source, target in conn.execute("SELECT source_key, target_key FROM chunk_relations "
@@ -84,8 +88,11 @@ def requeue(store: Store, chunk_ids: Sequence[int]) -> tuple[set[str], list[int]
             touched.update((source, target))
         documents = [r[0] for r in conn.execute(
             "SELECT DISTINCT document_id FROM chunks WHERE id IN (SELECT id FROM temp.requeue)")]
-        conn.execute("DELETE FROM chunk_entities WHERE chunk_id IN (SELECT id FROM temp.requeue)")
-        conn.execute("DELETE FROM chunk_relations WHERE chunk_id IN (SELECT id FROM temp.requeue)")
+        # A finished chunk's concept records are a copy's own names (the model never read them): they stay.
+        conn.execute("DELETE FROM chunk_entities WHERE chunk_id IN (SELECT id FROM temp.requeue) "
+                     "AND layer != 'concept'")
+        conn.execute("DELETE FROM chunk_relations WHERE chunk_id IN (SELECT id FROM temp.requeue) "
+                     "AND layer != 'concept'")
         conn.execute("DELETE FROM chunk_mentions WHERE chunk_id IN (SELECT id FROM temp.requeue)")
         conn.execute("UPDATE chunks SET status = 'pending', error = NULL, prompt_hash = NULL, updated_at = ? "
                      "WHERE id IN (SELECT id FROM temp.requeue)", (time.time(),))

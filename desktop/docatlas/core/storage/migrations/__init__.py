@@ -19,6 +19,7 @@ from docatlas.core.storage.migrations import (
     m013_vector_keys,
     m014_document_counts,
     m015_concept_layer,
+    m016_near_duplicates,
     m017_wanted_chunks,
     m019_graph_view_documents,
 )
@@ -39,6 +40,7 @@ MIGRATIONS: list = [  # SQL text, or a module with `apply(conn, statements)`
     m013_vector_keys,
     m014_document_counts.SQL,
     m015_concept_layer,
+    m016_near_duplicates.SQL,
     m017_wanted_chunks.SQL,
     m019_graph_view_documents.SQL,
 ]

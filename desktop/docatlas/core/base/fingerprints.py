@@ -1,0 +1,103 @@
+"""Near-duplicate fingerprints of a chunk's text: MinHash over word shingles, cut in LSH bands.
+
+A chunk's words (case folded) are taken five at a time (`SHINGLE` words a shingle, each
+hashed from CRC-32s of its words); `PERMUTATIONS` seeded mixes of those hashes keep their
+minimum each (the MinHash signature: two texts agree on a place with probability equal to
+their shingles' Jaccard similarity). The signature is cut in `BANDS` bands of `ROWS`
+places, each hashed to one 64-bit number: two chunks that share a band are candidates, and
+a candidate is a copy only when the exact Jaccard similarity of the two shingle sets is at
+least `THRESHOLD`. With 16 bands of 6, a pair at 0.8 shares a band 99% of the time, one at
+0.5 22% (the exact check throws those out), one at 0.3 1%.
+
+Stable across processes (no salted `hash`); numpy is imported on the first fingerprint, so
+a process that stores nothing never loads it. Why not datasketch: its `MinHash` hashes every
+shingle with SHA-1 in Python, its LSH index lives in memory (rebuilt from every stored
+signature at each start, RSS growing with the workspace) and it needs SciPy; here the bands
+are rows of an indexed SQLite table (`storage.duplicates`), so a look-up is a few index
+seeks and nothing is held between documents (`bench/near_duplicates.py` compares them).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+SHINGLE = 5  # words a shingle
+PERMUTATIONS = 96
+BANDS, ROWS = 16, 6
+THRESHOLD = 0.8  # exact Jaccard similarity of the shingle sets for a copy
+MIN_WORDS = 20  # a shorter chunk gets no fingerprint: its call is cheap and a match would be chance
+_WORD = re.compile(r"\w+")
+_MASK = (1 << 64) - 1
+_state: dict[str, Any] = {}
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """A chunk's shingle hashes (sorted, distinct) and its band hashes (signed 64-bit, for SQLite)."""
+
+    shingles: Any  # numpy uint64 array
+    bands: tuple[int, ...]
+
+
+def _np():
+    """numpy and the seeds, made once per process."""
+    if not _state:
+        import numpy as np
+
+        rng = np.random.default_rng(20260529)  # fixed: signatures must agree across processes and versions
+        _state["np"] = np
+        _state["seeds"] = rng.integers(1, 2**63, size=(PERMUTATIONS, 1), dtype=np.uint64)
+        _state["weights"] = (rng.integers(1, 2**63, size=SHINGLE, dtype=np.uint64) | np.uint64(1))
+    return _state["np"]
+
+
+def _mix(np, x):
+    """splitmix64's finaliser, elementwise (uint64 arithmetic wraps)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def shingles(text: str):
+    """The distinct hashes of the text's `SHINGLE`-word shingles (sorted), or None under `MIN_WORDS`."""
+    words = _WORD.findall(text.casefold())
+    if len(words) < MIN_WORDS:
+        return None
+    np = _np()
+    hashed = np.fromiter((zlib.crc32(w.encode("utf-8")) for w in words), dtype=np.uint64, count=len(words))
+    count = len(words) - SHINGLE + 1
+    with np.errstate(over="ignore"):
+        combined = np.zeros(count, dtype=np.uint64)
+        for place, weight in enumerate(_state["weights"]):
+            combined += hashed[place:place + count] * weight
+        return np.unique(_mix(np, combined))
+
+
+def fingerprint(text: str) -> Fingerprint | None:
+    """The chunk's fingerprint, or None for a chunk too short to have one."""
+    found = shingles(text)
+    if found is None:
+        return None
+    np = _np()
+    with np.errstate(over="ignore"):
+        signature = _mix(np, found[None, :] ^ _state["seeds"]).min(axis=1)  # (PERMUTATIONS,)
+        rows = signature[:BANDS * ROWS].reshape(BANDS, ROWS)
+        folded = np.zeros(BANDS, dtype=np.uint64)
+        for place in range(ROWS):
+            folded = _mix(np, folded ^ rows[:, place])
+    bands = tuple(int(b) - (1 << 64) if b >> 63 else int(b) for b in (int(v) & _MASK for v in folded))
+    return Fingerprint(found, bands)
+
+
+def similarity(a, b) -> float:
+    """The Jaccard similarity of two sorted shingle-hash arrays."""
+    np = _np()
+    if a is None or b is None or not len(a) or not len(b):
+        return 0.0
+    common = len(np.intersect1d(a, b, assume_unique=True))
+    return common / (len(a) + len(b) - common)
