@@ -62,3 +62,20 @@ def test_zero_gleans_as_before_even_when_nothing_is_missing(fake_ollama):
     fake_ollama.responder = fact_responder
     result = run(fake_ollama, gleaning=1, glean_min_missing=0)
     assert result.gleaning_rounds == 1 and chats(fake_ollama) == 2
+
+
+def test_a_chunk_without_capitalised_names_gleans_as_before(fake_ollama):
+    text = "小明在北京的一家公司工作。他的朋友小红住在上海。"  # no capitals: the concept layer cannot judge
+    first = '("entity"<|>小明<|>person<|>在北京工作。)##("entity"<|>北京<|>location<|>城市。)<|COMPLETE|>'
+    more = '("entity"<|>小红<|>person<|>小明的朋友。)<|COMPLETE|>'
+    fake_ollama.responder = lambda request: first if len(request["messages"]) == 1 else more
+    from helpers import settings_for
+
+    settings = settings_for(fake_ollama, extraction__gleaning=1)
+    llm = OllamaLLM(settings.ollama)
+    try:
+        result = extract_chunk(llm, load_profile("lightrag"), text, settings.extraction)
+    finally:
+        llm.close()
+    assert candidates_of(text).names == ()
+    assert result.gleaning_rounds == 1 and result.health.found == 3  # the round was asked and brought 小红

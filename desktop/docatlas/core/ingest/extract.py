@@ -9,7 +9,8 @@ before each round and a NO (or anything that is not a clear YES) ends the rounds
 that brings no new entity or relation ends them too. The loop check is not kept in the
 conversation that the next gleaning round continues. A round is asked only while at least
 `glean_min_missing` of the chunk's concept-layer names (capitalised names found without the
-model) are not yet among the records: a first pass that named them all is not asked again.
+model) are not yet among the records: a first pass that named them all is not asked again. A
+chunk with no such name (lower-case prose, a script without capitals) gleans as before.
 
 A profile with `candidates` (`typing`) lists those names in its prompt and gets a JSON schema
 built for the chunk; its replies are read by `typing_reply.read_reply`, not `parse_reply`.
@@ -152,8 +153,8 @@ def extract_chunk(
     for _ in range(settings.gleaning):
         if reply.cut:  # out of room or looping: another round would be the same
             break
-        if missing_names(candidates, result) < settings.glean_min_missing:
-            break  # the records already name (almost) every name the text shows
+        if candidates.keys and missing_names(candidates, result) < settings.glean_min_missing:
+            break  # the records already name (almost) every name the text shows (none shown: no judge)
         history = [*messages, {"role": "assistant", "content": reply.text}]
         if settings.loop_check and "loop_check" in profile.prompts:
             check = llm.chat([*history, follow_up(profile, "loop_check", settings)],
