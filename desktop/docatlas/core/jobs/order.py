@@ -99,10 +99,11 @@ class Work:
             if self._current.get(chunk_id) is entry:
                 del self._current[chunk_id]
                 del self._place[chunk_id]
+                chunk = self._rows.pop(chunk_id)
                 self._picks += 1
                 if self._picks % RERANK_EVERY == 0:
                     self.rerank()
-                return self._rows.pop(chunk_id)
+                return chunk
 
     def notice_questions(self) -> bool:
         """Rank again when a question was asked since the last look (at most every few seconds)."""

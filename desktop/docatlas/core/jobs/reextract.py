@@ -75,7 +75,7 @@ def reparse_chunks(store: Store, settings: Settings, report: RederiveReport | No
     report = report or RederiveReport()
     profiles: dict[str, Profile | None] = {}
     replay = replace(settings.extraction, gleaning=REPLAY_ROUNDS, loop_check=False)
-    copied = dict(duplicates.all_copies(store))
+    copied = duplicates.all_copies(store)
     for row in records.finished_chunks(store):
         report.chunks += 1
         if row.id in copied:
@@ -104,12 +104,12 @@ def reparse_chunks(store: Store, settings: Settings, report: RederiveReport | No
     return report
 
 
-def _follow_originals(store: Store, copied: dict[int, int], profiles: dict[str, Profile | None],
+def _follow_originals(store: Store, copied: dict[int, tuple[int, ...]], profiles: dict[str, Profile | None],
                       settings: Settings, report: RederiveReport) -> None:
-    """Each finished copy takes its finished original's records again (they may have changed)."""
+    """Each finished copy takes its finished originals' records again (they may have changed)."""
     finished = {i for i, status in duplicates.statuses(store, copied).items() if status in duplicates.FINISHED}
-    for copy_id, original_id in copied.items():
-        original = duplicates.finished_original(store, original_id) if copy_id in finished else None
+    for copy_id, sources in copied.items():
+        original = duplicates.finished_originals(store, sources) if copy_id in finished else None
         if original is None:
             continue
         report.reparsed += 1

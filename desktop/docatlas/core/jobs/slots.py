@@ -89,6 +89,7 @@ class Slots:
         self.work = Work(store)  # ids only: a text is read when its call starts
         self.parked: dict[int, list[ChunkRow]] = {}  # original id -> its copies waiting for it
         self._unchecked: set[int] = set()  # originals of copies parked since the last look at them
+        self._sources: dict[int, tuple[int, ...]] = {}  # copy id -> its originals (one, or two it straddles)
         self.in_flight: dict[Future, ChunkRow | Embedding] = {}
         self.ids: list[int] = []  # every chunk of this run, in the order handed in
         self.remaining: dict[int, int] = {}  # per document: chunks not finished yet
@@ -110,10 +111,11 @@ class Slots:
                 self.ids.append(chunk.id)
                 self.remaining[chunk.document_id] = self.remaining.get(chunk.document_id, 0) + 1
         originals = duplicates.originals_of(self.store, [c.id for c in new])
+        self._sources.update(originals)
         for chunk in new:
             if chunk.id in originals:
-                self.parked.setdefault(originals[chunk.id], []).append(chunk)
-                self._unchecked.add(originals[chunk.id])
+                self.parked.setdefault(originals[chunk.id][0], []).append(chunk)
+                self._unchecked.add(originals[chunk.id][0])
         self.work.extend(c for c in new if c.id not in originals)
         if self.started:
             self._follow_finished()
@@ -238,13 +240,13 @@ class Slots:
 
     def _follow(self, original_id: int) -> None:
         """A finished original's parked copies take its records (no model call)."""
-        copies = self.parked.pop(original_id, [])
-        original = duplicates.finished_original(self.store, original_id) if copies else None
-        if original is None:
-            if copies:
-                self.parked[original_id] = copies
-            return
-        for chunk in copies:
+        for chunk in self.parked.pop(original_id, []):
+            sources = self._sources[chunk.id]
+            original = duplicates.finished_originals(self.store, sources)
+            if original is None:  # another of its originals is not finished: it waits for that one
+                waiting = duplicates.waiting_for(self.store, sources)
+                self.parked.setdefault(original_id if waiting is None else waiting, []).append(chunk)
+                continue
             try:
                 _, owed = follow(self.store, chunk.id, original, self.profile, self.settings.extraction)
             except IndexError:

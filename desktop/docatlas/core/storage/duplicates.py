@@ -28,34 +28,41 @@ class Original:
     relations: list[tuple[str, str, str, str, float]]  # (source, target, keywords, description, strength)
 
 
-def originals_of(store: Store, chunk_ids: Sequence[int]) -> dict[int, int]:
-    """copy id -> original id, for the chunks of `chunk_ids` that are copies."""
-    found: dict[int, int] = {}
+def originals_of(store: Store, chunk_ids: Sequence[int]) -> dict[int, tuple[int, ...]]:
+    """copy id -> its originals (one, or two neighbours it straddles), for the copies among `chunk_ids`."""
+    found: dict[int, tuple[int, ...]] = {}
     ids = list(chunk_ids)
     for at in range(0, len(ids), 500):
         part = ids[at:at + 500]
-        for r in store.query(f"SELECT chunk_id, original_id FROM chunk_copies WHERE chunk_id IN "
+        for r in store.query(f"SELECT chunk_id, original_id, also_id FROM chunk_copies WHERE chunk_id IN "
                              f"({','.join('?' * len(part))})", part):
-            found[r["chunk_id"]] = r["original_id"]
+            found[r["chunk_id"]] = (r["original_id"],) + ((r["also_id"],) if r["also_id"] is not None else ())
     return found
 
 
-def copies_of(store: Store, original_ids: Iterable[int]) -> dict[int, list[int]]:
-    """original id -> its copies (ids, in order)."""
-    found: dict[int, list[int]] = {}
-    ids = list(original_ids)
-    for at in range(0, len(ids), 500):
-        part = ids[at:at + 500]
-        for r in store.query(f"SELECT chunk_id, original_id FROM chunk_copies WHERE original_id IN "
-                             f"({','.join('?' * len(part))}) ORDER BY chunk_id", part):
-            found.setdefault(r["original_id"], []).append(r["chunk_id"])
-    return found
+def all_copies(store: Store) -> dict[int, tuple[int, ...]]:
+    """Every copy id -> its originals, in copy order."""
+    return {r["chunk_id"]: (r["original_id"],) + ((r["also_id"],) if r["also_id"] is not None else ())
+            for r in store.query("SELECT chunk_id, original_id, also_id FROM chunk_copies ORDER BY chunk_id")}
 
 
-def all_copies(store: Store) -> list[tuple[int, int]]:
-    """Every (copy id, original id), in copy order."""
-    return [(r["chunk_id"], r["original_id"]) for r in
-            store.query("SELECT chunk_id, original_id FROM chunk_copies ORDER BY chunk_id")]
+def waiting_for(store: Store, original_ids: Sequence[int]) -> int | None:
+    """The first of `original_ids` not finished yet (a copy waits for it); None when all are."""
+    done = statuses(store, original_ids)
+    return next((i for i in original_ids if done.get(i) not in FINISHED), None)
+
+
+def finished_originals(store: Store, original_ids: Sequence[int]) -> Original | None:
+    """The originals' model records together, when every one is finished; else None."""
+    found = [finished_original(store, i) for i in original_ids]
+    if not found or any(o is None for o in found):
+        return None
+    first = found[0]
+    if len(found) == 1:
+        return first
+    return Original(first.id, "done" if any(o.status == "done" for o in found) else "empty", first.profile,
+                    first.model, "\n".join(o.text for o in found), [e for o in found for e in o.entities],
+                    [r for o in found for r in o.relations])
 
 
 def statuses(store: Store, chunk_ids: Iterable[int]) -> dict[int, str]:

@@ -80,7 +80,7 @@ def requeue(store: Store, chunk_ids: Sequence[int]) -> tuple[set[str], list[int]
         conn.executemany("INSERT OR IGNORE INTO temp.requeue(id) VALUES (?)", [(int(i),) for i in chunk_ids])
         # A near-duplicate follows its original: it goes back to pending with it, to take its new records.
         conn.execute("INSERT OR IGNORE INTO temp.requeue(id) SELECT chunk_id FROM chunk_copies "
-                     "WHERE original_id IN (SELECT id FROM temp.requeue)")
+                     "WHERE original_id IN (SELECT id FROM temp.requeue) OR also_id IN (SELECT id FROM temp.requeue)")
         touched = {r[0] for r in conn.execute(
             "SELECT key FROM chunk_entities WHERE chunk_id IN (SELECT id FROM temp.requeue)")}
         for source, target in conn.execute("SELECT source_key, target_key FROM chunk_relations "
