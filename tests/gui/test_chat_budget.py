@@ -56,7 +56,9 @@ def choose_budget(qtbot, chat, text: str) -> None:
 
 def running_window(qtbot, make_window, corpus, held: QuestionHeld):
     """A window whose run holds its first file while the other files wait, stored but unread."""
-    (corpus / "aaa.txt").write_text("Zara Quill met Otto Brand in Kyoto.", encoding="utf-8")
+    # first in document order, and the most names the graph lacks (a run's order may take either)
+    (corpus / "aaa.txt").write_text("Zara Quill met Otto Brand, Lena Park, Ravi Shah, Ines Moreau, Kai Lund and "
+                                    "Mira Holt in Kyoto near Osaka Bay.", encoding="utf-8")
     window = make_window(parallel=1)
     window.resize(1366, 768)
     window.documents_panel.add_paths([corpus])

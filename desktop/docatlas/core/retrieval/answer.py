@@ -12,7 +12,8 @@ so (`coverage`, and a note among its warnings): its graph part rests on the docu
 far, its passages on the text of all of them. That note is never cached: it is counted afresh.
 Every answer says what it rests on (`rests_on`): the model's graph, names found in text the
 model has not read yet (the concept layer), passages, and what a reading budget read for it
-(`read`, from `jobs.budgeted`: such an answer is never taken from or put in the answer cache).
+(`read`, from `jobs.budgeted`: such an answer is never taken from the answer cache, and is put
+there only when what was read is in the graph).
 """
 
 from __future__ import annotations
@@ -170,7 +171,7 @@ def ask(
     `read`: what a reading budget read for the question first (`jobs.budgeted.ask_within`).
     """
     if read is not None and read.read:
-        use_cache = False  # the answer rests on what was just read: neither taken from nor kept in the cache
+        use_cache = False  # the answer rests on what was just read: not taken from the cache
     answer = _ask(store, llm, question, settings, mode, history, on_token, cancel, use_cache, read)
     if read is not None:
         answer = replace(answer, read=read, warnings=(*read.notes, read.summary(), *answer.warnings))
@@ -223,7 +224,7 @@ def _ask(store: Store, llm: LLM, question: str, settings: Settings, mode: str | 
             on_token(text)
         references = build_references(store, context, text, max(q.chunk_top_k, len(context.chunks)))
         answer = Answer(question, text, mode, context, references, None, False, (), computed)
-        if read is None or not read.read:
+        if read is None or not read.read or read.stored:
             put_answer(store, key, question, mode, version, {**answer.to_json(), "context_text": context.text,
                                                              "context_tokens": context.tokens})
         return answer
@@ -261,7 +262,7 @@ def _ask(store: Store, llm: LLM, question: str, settings: Settings, mode: str | 
     if context.empty or declined(text, cited_labels(text)):
         references = ()  # nothing found, or the model says the documents do not hold it: no source to show
     answer = Answer(question, text, used_mode, context, references, keywords, False, tuple(warnings))
-    if use_cache or read is None or not read.read:
+    if read is None or not read.read or read.stored:  # records held in memory only: not for later answers
         payload = {**answer.to_json(), "context_text": context.text, "context_tokens": context.tokens}
         put_answer(store, key, question, mode, version, payload)
     return answer
