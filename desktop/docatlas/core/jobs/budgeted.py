@@ -20,6 +20,8 @@ writer; the answer uses the records from memory, and says so.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -50,6 +52,8 @@ from docatlas.core.storage.lock import WorkspaceBusy, jobs_here, workspace_write
 BUDGETS = (0, 10, 50, 200)  # the chat's choices (0: off); the CLI takes any number
 CANDIDATES = 200  # chunks ranked per search, before those the model has read are left out
 PARTNER_CHUNKS = 20  # chunks read per partner at most
+RANKED = 1.0  # the chunks ranked for the question; a partner's whose relation shares a question word come first
+AFTER_RANKED = 0.5  # a partner's whose relation shares none come after them
 IRRELEVANT_RUN = 6  # chunks in a row that gave nothing for the question end the reading
 LOCK_NAME = "query --budget"
 RUN_HOLDS = ("A run is writing to this workspace, so what was read for this question is used for this answer "
@@ -124,8 +128,10 @@ class _Reading:
         self.profile = extraction_profile(store, name) if storing else profile_for(store, name)
         self.per_chunk = 1 + self.extraction.gleaning * (2 if self.extraction.loop_check else 1)
         self.parallel = max(1, settings.ollama.total_parallel)
-        self.words = {stem(w) for w in content_words(question)}
-        self.seeds = set(find_concepts(question).names)
+        names = find_concepts(question).names
+        self.seeds = set(names)
+        named = {stem(w) for name in names.values() for w in content_words(name)}
+        self.words = {stem(w) for w in content_words(question)} - named  # what is asked, not about whom
         self.partners: dict[str, float] = {}
         self.calls = 0
         self.read: list[int] = []
@@ -136,13 +142,13 @@ class _Reading:
         self.notes: list[str] = []
         self.stopped = False
         self.why = ""
-        self.frontier: list[int] = []
-        self.later: list[int] = []  # chunks of partners that share no word with the question
+        self.queue: list[tuple[float, int, int]] = []  # (-priority, order, chunk): a heap
+        self.order = itertools.count()
         self.taken: set[int] = set()
 
     def run(self) -> Iterator[Progress]:
         """Extract, store or keep, deepen; a Progress after each chunk."""
-        self.frontier = self._unread(self._ranked())
+        self._push(self._unread(self._ranked()), RANKED)
         self._deepen(self._graph_partners())
         irrelevant = 0
         with ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="docatlas-question") as pool:
@@ -214,18 +220,19 @@ class _Reading:
             named = search_chunks(self.store, [name], PARTNER_CHUNKS)
             order = {c: i for i, c in enumerate(search_chunks(self.store, [name, self.question], CANDIDATES))}
             chunks = self._unread(sorted(named, key=lambda c: order.get(c, len(order))))
-            if score > 0:
-                self.frontier = [*chunks, *[c for c in self.frontier if c not in chunks]]
-            else:
-                self.later += chunks
+            self._push(chunks, RANKED + score if score > 0 else AFTER_RANKED)
+
+    def _push(self, chunks: Sequence[int], priority: float) -> None:
+        """Queue chunks at `priority` (higher first; in the order given within it)."""
+        for chunk in chunks:
+            heapq.heappush(self.queue, (-priority, next(self.order), chunk))
 
     def _next(self) -> int | None:
-        for queue in (self.frontier, self.later):
-            while queue:
-                chunk = queue.pop(0)
-                if chunk not in self.taken:
-                    self.taken.add(chunk)
-                    return chunk
+        while self.queue:
+            _, _, chunk = heapq.heappop(self.queue)
+            if chunk not in self.taken:
+                self.taken.add(chunk)
+                return chunk
         return None
 
     def _may_start(self, in_flight: int) -> bool:
