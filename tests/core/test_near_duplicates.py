@@ -24,7 +24,7 @@ from docatlas.core.storage.read_models import passage
 from fixtures import known_facts
 from fixtures.fact_model import fact_responder
 from fixtures.scripted_model import passage_of
-from helpers import settings_for
+from helpers import docatlas, settings_for
 
 DOCUMENTS = 30
 FORWARDER = "Kestrel Moor"  # named only in the copies' first line
@@ -87,7 +87,7 @@ def assert_grounded_in_own_text(store, copy_id: int) -> None:
         assert source.casefold() in text and target.casefold() in text
 
 
-def test_thirty_documents_and_a_forwarded_copy_of_each_cost_at_most_fifteen_percent_more_calls(model, tmp_path):
+def test_thirty_documents_and_a_forwarded_copy_of_each_cost_at_most_fifteen_percent_more_calls(model, tmp_path, capsys):
     with Store(tmp_path / "alone" / "docatlas.sqlite") as store:
         ingest(store, corpus(tmp_path / "docs-alone", copies=False), model)
     alone = len(chats(model))
@@ -117,6 +117,8 @@ def test_thirty_documents_and_a_forwarded_copy_of_each_cost_at_most_fifteen_perc
         # The copies' own names (the forwarding line, the footer) stay names the model has not read.
         layers = {e["name"]: e["layer"] for e in graph_data(store)["entities"]}
         assert layers.get(FORWARDER) == "concept" and layers.get(DESK) == "concept"
+    code, out, _ = docatlas(capsys, "--data-dir", str(tmp_path / "ws"), "status")
+    assert code == 0 and f"{DOCUMENTS} copies reused" in out
 
 
 def _path_of(store, chunk_id: int) -> str:

@@ -77,7 +77,9 @@ def cmd_status(args: argparse.Namespace, store: Store, settings: Settings) -> in
     unread = f" ({report['concept_entities']} of them names the model has not read yet)" \
         if report["concept_entities"] else ""
     print(f"{report['entities']} entities{unread}, {report['relations']} relations, "
-          f"{report['chunks_pending']} chunks pending, {report['chunks_failed']} failed.")
+          f"{report['chunks_pending']} chunks pending, {report['chunks_failed']} failed"
+          + (f", {report['copies_reused']} copies reused (near-duplicates that took their original's records)."
+             if report["copies_reused"] else "."))
     return 0
 
 

@@ -59,7 +59,9 @@ def cmd_ingest(args: argparse.Namespace, store: Store, settings: Settings) -> in
     counts = store.counts()
     print(
         f"{last.documents_total} documents ({last.documents_skipped} unchanged, {last.documents_failed} failed), "
-        f"{last.chunks_done} chunks extracted, {last.chunks_failed} chunks failed, "
+        f"{last.chunks_done} chunks extracted"
+        + (f" ({last.chunks_copied} copies reused, no call)" if last.chunks_copied else "")
+        + f", {last.chunks_failed} chunks failed, "
         f"{last.calls} model calls ({last.cached_calls} from cache); "
         f"graph: {counts['entities']} entities, {counts['relations']} relations."
     )
