@@ -21,7 +21,7 @@ from docatlas.core.storage.migrations import (
     m015_concept_layer,
     m016_near_duplicates,
     m017_wanted_chunks,
-    m019_graph_view_documents,
+    m018_graph_view_documents,
 )
 
 MIGRATIONS: list = [  # SQL text, or a module with `apply(conn, statements)`
@@ -42,6 +42,6 @@ MIGRATIONS: list = [  # SQL text, or a module with `apply(conn, statements)`
     m015_concept_layer,
     m016_near_duplicates.SQL,
     m017_wanted_chunks.SQL,
-    m019_graph_view_documents.SQL,
+    m018_graph_view_documents.SQL,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
