@@ -78,5 +78,6 @@ def cmd_query(args: argparse.Namespace, store: Store, settings: Settings) -> int
             print(clean(f"  {label}{ref.document}{pages} (chunk {ref.chunk}){by}"))
             if ref.quote:
                 print(clean(f"      \u201c{ref.quote}\u201d"))
+    print(f"\n{clean(answer.rests_on)}")  # the layers it drew on: the model's graph, what it read, names only
     return 0
 
