@@ -107,3 +107,24 @@ def test_ranking_the_queue_again_during_the_run_takes_every_chunk_once(model, tm
 
     monkeypatch.setattr(order, "RERANK_EVERY", 2)  # ranked again after every second pick
     ask_then_run(model, tmp_path, again=True)
+
+
+def test_a_chunk_a_question_wanted_read_during_a_run_is_taken_first(model, tmp_path):
+    from docatlas.core.storage import wanted
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in known_facts.build(seed=9, documents=12).documents.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    settings = settings_for(model, ollama__parallel=1)
+    spec = model.models.pop(CHAT_MODEL)
+    with Store(tmp_path / "ws" / "docatlas.sqlite") as store:
+        with pytest.raises(DocAtlasError):
+            list(index(store, [folder], settings))
+        model.models[CHAT_MODEL] = spec
+        last_chunk = store.work_chunks(with_text=False)[-1]  # in document order it would be read last
+        assert wanted.want(store, [last_chunk.id]) == 1  # as a budgeted question does during a run
+        model.requests.clear()
+        list(index(store, [], settings))
+        order = list(dict.fromkeys(first_passes(model)))
+        assert store.chunk_text(last_chunk.id) in order[:2]

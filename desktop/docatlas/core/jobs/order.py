@@ -1,5 +1,7 @@
 """The order a run extracts its chunks in: what serves the person first.
 
+0. Chunks a question read with its reading budget during a run (`storage.wanted`: their replies
+   are cached already, so taking them costs no call and puts their records in the graph).
 1. Chunks that match the questions already asked (`storage.interest`: the last 20, their
    names as phrases, else their longer words; BM25 over the full-text index, best first).
 2. Then chunks dense in concept-layer names the model's graph does not have yet (the most
@@ -25,7 +27,7 @@ import time
 from collections.abc import Iterable, Iterator
 
 from docatlas.core.base.concepts import find_concepts
-from docatlas.core.storage import interest
+from docatlas.core.storage import interest, wanted
 from docatlas.core.storage.database import ChunkRow, Store
 
 QUESTION_CHUNKS = 1000  # chunks of a batch that the questions can put first
@@ -64,6 +66,7 @@ class Work:
         self._stamp = interest.questions_stamp(store)
         self._looked = time.monotonic()
         self._expression = question_expression(interest.recent_questions(store))
+        self._wanted: set[int] = set(wanted.wanted_ids(store))
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -84,8 +87,11 @@ class Work:
         self._rank([c.id for c in batch])
 
     def asked_first(self) -> list[ChunkRow]:
-        """The unread chunks of the whole workspace that match the questions asked (a run starts with them)."""
-        return interest.unread_matches(self.store, self._expression, QUESTION_CHUNKS) if self._expression else []
+        """The unread chunks of the whole workspace that questions wanted read or that match the questions
+        asked (a run starts with them)."""
+        rows = interest.unread_rows(self.store, sorted(self._wanted))
+        return rows + (interest.unread_matches(self.store, self._expression, QUESTION_CHUNKS) if self._expression
+                       else [])
 
     def append(self, chunk: ChunkRow) -> None:
         """One chunk joins the work."""
@@ -105,19 +111,21 @@ class Work:
                     self.rerank()
                 return chunk
 
-    def notice_questions(self) -> bool:
-        """Rank again when a question was asked since the last look (at most every few seconds)."""
+    def notice_questions(self) -> list[ChunkRow]:
+        """Rank again when a question was asked or wanted chunks read since the last look (at most every
+        few seconds); the wanted chunks not in the work yet, for the caller to add."""
         now = time.monotonic()
         if now - self._looked < QUESTION_LOOK_S:
-            return False
+            return []
         self._looked = now
-        stamp = interest.questions_stamp(self.store)
-        if stamp == self._stamp:
-            return False
-        self._stamp = stamp
+        stamp, now_wanted = interest.questions_stamp(self.store), set(wanted.wanted_ids(self.store))
+        if stamp == self._stamp and now_wanted <= self._wanted:
+            return []
+        fresh = sorted(now_wanted - self._wanted - set(self._rows))
+        self._stamp, self._wanted = stamp, now_wanted
         self._expression = question_expression(interest.recent_questions(self.store))
         self.rerank()
-        return True
+        return interest.unread_rows(self.store, fresh)
 
     def rerank(self) -> None:
         """Rank every waiting chunk again (the graph has learned names, or a question was asked)."""
@@ -132,7 +140,9 @@ class Work:
             if self._expression else {}
         names = interest.new_names(self.store, low, high)
         for chunk_id in ids:
-            if chunk_id in asked:
+            if chunk_id in self._wanted:
+                key = (-1, 0.0)
+            elif chunk_id in asked:
                 key = (0, asked[chunk_id])
             else:
                 key = (1, -names.get(chunk_id, 0))

@@ -71,7 +71,7 @@ class Stream:
                     yield self._known(message=f"Extracted chunk {chunk.idx + 1}", eta=self._eta())
             if self.grow():
                 yield self._known()
-            slots.work.notice_questions()  # a question asked during the run puts its chunks first
+            slots.add(slots.work.notice_questions())  # a question asked during the run puts its chunks first
             yield from self._pages()
             if not self.cancel.is_set():
                 if not self.swept and feed.done:

@@ -46,6 +46,17 @@ def new_names(store: Store, low: int, high: int) -> dict[int, int]:
     return {int(r["id"]): int(r["n"]) for r in rows}
 
 
+def unread_rows(store: Store, chunk_ids: list[int]) -> list[ChunkRow]:
+    """The chunks of `chunk_ids` the model has not read (pending or failed), without text, in id order."""
+    found: list[ChunkRow] = []
+    for at in range(0, len(chunk_ids), 500):
+        part = chunk_ids[at:at + 500]
+        found += [ChunkRow(**r) for r in store.query(
+            "SELECT id, document_id, idx, '' AS text, tokens, page_start, page_end, status FROM chunks "
+            f"WHERE id IN ({','.join('?' * len(part))}) AND status IN ('pending', 'failed') ORDER BY id", part)]
+    return found
+
+
 def unread_matches(store: Store, expression: str, limit: int) -> list[ChunkRow]:
     """The chunks the model has not read (pending or failed) that match `expression`, best first, without text."""
     rows = store.query(
