@@ -5,8 +5,9 @@ with `--clamp-predict`, and sends each chunk of two short texts whose names are 
 (`real_model.CORPUS`, one chunk each) through `extract_chunk` once per profile, without
 gleaning, as `--profile auto`'s trial does. Prints per profile and text: records found,
 grounded records, grounded entities, the known names among them (judged by a plain
-casefolded comparison with the text's list, not by grounding), the model's own prompt and
-reply tokens, calls and seconds. Slow: about 10-25 s a call on 2 cores.
+casefolded comparison with the text's list, not by grounding) and how many of those have the
+type a reader gives them, the model's own prompt and reply tokens, calls and seconds. Slow:
+about 10-25 s a call on 2 cores.
 
     python bench/candidate_typing.py [--model smollm2:135m] [--clamp-predict 400]
                                      [--profiles lightrag,compact,graphrag,json,typing]
@@ -33,6 +34,13 @@ from real_model import CORPUS, REAL, TRUTH, folded
 
 PROFILES = ("lightrag", "compact", "graphrag", "json", "typing")
 SHORT = ("harbor.txt", "northwind.txt")
+PLACES = {"Lisbon", "Rotterdam", "Port of Rotterdam", "Utrecht", "Rhine", "Oslo"}
+ORGS = {"Harbor Analytics", "Siemens", "Northwind Labs"}  # the other known names are people
+
+
+def true_type(name: str) -> str:
+    """The type a reader gives a known name of the two texts."""
+    return "location" if name in PLACES else "organization" if name in ORGS else "person"
 
 
 def start_real(work: Path, clamp: int) -> tuple[subprocess.Popen, str]:
@@ -73,7 +81,7 @@ def main() -> None:
     print(f"model {args.model} on the real-ollama server (CPU, --clamp-predict {args.clamp_predict}), "
           f"{len(SHORT)} short texts, one chunk each, gleaning 0; the machine was shared with other work")
     print(f"  {'profile':<9} {'text':<14} {'found':>5} {'grounded':>8} {'entities':>8} {'known':>7} "
-          f"{'prompt':>6} {'reply':>5} {'calls':>5} {'s':>5}")
+          f"{'typed':>7} {'prompt':>6} {'reply':>5} {'calls':>5} {'s':>5}")
     try:
         for profile in args.profiles.split(","):
             totals = [0, 0, 0]
@@ -89,10 +97,13 @@ def main() -> None:
                 seconds = time.monotonic() - started
                 truth = {folded(n) for n in TRUTH if f" {folded(n)} " in f" {folded(text)} "}
                 known = truth & {folded(e.name) for e in result.entities}
+                right = sum(1 for e in result.entities for n in TRUTH
+                            if folded(e.name) == folded(n) and folded(n) in known and e.type == true_type(n))
                 h = result.health
                 totals = [totals[0] + h.grounded, totals[1] + h.grounded_entities, totals[2] + len(known)]
                 print(f"  {profile:<9} {name:<14} {h.found:>5} {h.grounded:>8} {h.grounded_entities:>8} "
-                      f"{len(known):>3}/{len(truth):<3} {result.prompt_tokens:>6} {result.completion_tokens:>5} "
+                      f"{len(known):>3}/{len(truth):<3} {right:>3}/{len(known):<3} "
+                      f"{result.prompt_tokens:>6} {result.completion_tokens:>5} "
                       f"{result.calls:>5} {seconds:>5.0f}", flush=True)
             print(f"  {profile:<9} {'per chunk':<14} {'':>5} {totals[0] / len(SHORT):>8.1f} "
                   f"{totals[1] / len(SHORT):>8.1f} {totals[2] / len(SHORT):>7.1f}", flush=True)
