@@ -51,11 +51,21 @@ def _np():
     if not _state:
         import numpy as np
 
-        rng = np.random.default_rng(20260529)  # fixed: signatures must agree across processes and versions
+        # Fixed numbers, made here (numpy's generators may change their streams between versions):
+        # the bands stored by one version must match the next one's.
+        numbers = [_splitmix(20260529 + i) for i in range(PERMUTATIONS + SHINGLE)]
         _state["np"] = np
-        _state["seeds"] = rng.integers(1, 2**63, size=(PERMUTATIONS, 1), dtype=np.uint64)
-        _state["weights"] = (rng.integers(1, 2**63, size=SHINGLE, dtype=np.uint64) | np.uint64(1))
+        _state["seeds"] = np.array(numbers[:PERMUTATIONS], dtype=np.uint64).reshape(PERMUTATIONS, 1)
+        _state["weights"] = np.array([n | 1 for n in numbers[PERMUTATIONS:]], dtype=np.uint64)
     return _state["np"]
+
+
+def _splitmix(x: int) -> int:
+    """splitmix64 of one number, in plain Python (the same finaliser as `_mix`)."""
+    x = (x + 0x9E3779B97F4A7C15) & _MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+    return x ^ (x >> 31)
 
 
 def _mix(np, x):
