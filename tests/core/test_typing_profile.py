@@ -107,6 +107,8 @@ def test_an_ingest_with_the_typing_profile_builds_a_typed_graph(fake_ollama, tmp
         entities = {r["name"]: r["type"] for r in store.query("SELECT name, type FROM entities")}
         relations = store.query("SELECT COUNT(*) AS n FROM relations WHERE layer = 'model'")[0]["n"]
     assert entities == SHAPES and relations == 4
+    prompts = [r["body"]["messages"][0]["content"] for r in fake_ollama.requests if r["path"] == "/api/chat"]
+    assert len(prompts) == 1 and "nothing capitalised" not in prompts[0]  # a chunk with no name costs no call
 
 
 def test_auto_falls_back_to_typing_only_when_no_plain_profile_grounds_anything(fake_ollama, monkeypatch, capsys,

@@ -142,6 +142,9 @@ def extract_chunk(
             return read_reply(reply.text, candidates, text, settings.entity_types)
         return parse_reply(reply.text, entity_types=settings.entity_types)
 
+    if profile.candidates and not candidates.names:
+        result.health.reply_format = "empty"
+        return _settle(result, profile, text, settings, accepted, aliases)  # nothing to type: no call
     reply = _ask(llm, messages, fmt, room, result, cancel)
     result.health.reply_format = reply_format(reply.text)
     parsed = parsed_of(reply)
