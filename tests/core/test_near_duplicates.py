@@ -139,6 +139,13 @@ def test_a_stopped_run_and_the_next_one_never_send_a_copy_to_the_model(model, tm
         assert not any(FORWARDER in p for p in extraction_passages(model))
         for copy_id in copy_chunks(store):
             assert_grounded_in_own_text(store, copy_id)
+        # Killed between an original's transaction and its copy's: the copy is pending, its original done.
+        copy_id = next(iter(copy_chunks(store)))
+        requeue_chunks(store, [copy_id])
+        model.requests.clear()
+        last = list(index(store, [], settings_for(model)))[-1]
+        assert last.chunks_copied == 1 and not extraction_passages(model)  # taken over with no model call
+        assert_grounded_in_own_text(store, copy_id)
 
 
 def test_copies_follow_their_original_when_it_is_extracted_again_and_on_rebuild(model, tmp_path):
