@@ -5,7 +5,11 @@ lines of about 70 characters, `--lines` lines a page, and rendered black on whit
 Pillow's bundled font at `--font-px` px on a US Letter page at `--dpi` dpi (the defaults make
 10.8 pt type at 200 dpi, an ordinary office scan). The pages are saved as an image-only PDF
 and read through DocAtlas's own loader (`loaders.load_steps`: pdfium renders each page, the
-PP-OCRv6 models inside the rapidocr wheel read it), so the time per page includes rendering.
+PP-OCRv6 models in resources/ocr read it), so the time per page includes rendering.
+
+`--engine rapidocr` reads the same pages with the library DocAtlas used before (rapidocr 3 on
+OpenCV, the same two model files, the same page preparation and line assembly; not a
+dependency: `pip install rapidocr` first): the comparison behind `core/ingest/ocr_steps.py`.
 
 Character accuracy is 1 - (Levenshtein distance / characters of the truth), per page, on the
 text with runs of whitespace made one space; "letters only" compares the text without any
@@ -13,6 +17,7 @@ whitespace (the recogniser sometimes drops a space between words).
 
     python bench/ocr.py              # 5 pages
     python bench/ocr.py --pages 10
+    python bench/ocr.py --engine rapidocr
 """
 
 from __future__ import annotations
@@ -59,6 +64,34 @@ def pages_of_text(pages: int, lines: int) -> list[list[str]]:
     return [wrapped[i * lines:(i + 1) * lines] for i in range(pages)]
 
 
+def use_rapidocr(ocr) -> str:
+    """Make `ocr.recognize` read with rapidocr (on OpenCV) instead of `ocr_steps`, on the same
+    model files, prepared pages and line assembly; the engine's name and version."""
+    import importlib.metadata
+    import logging
+
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+    try:
+        from rapidocr import RapidOCR
+    except ImportError:
+        sys.exit("rapidocr is not installed: pip install rapidocr (it is not a DocAtlas dependency)")
+    logging.getLogger("RapidOCR").disabled = True
+    params = {f"{task}.model_path": str(path) for task, path in ocr.model_paths().items()}
+    params.update({"Global.use_cls": False, "Global.log_level": "critical", "Det.limit_type": "max",
+                   "Det.limit_side_len": 2000})
+    engine = RapidOCR(params=params)
+
+    def recognize(image):
+        result = engine(ocr._prepared(image))
+        if result.boxes is None or result.txts is None:
+            return ocr.assemble([])
+        return ocr.assemble(list(zip(result.boxes.tolist(), result.txts, result.scores, strict=True)))
+
+    ocr.recognize = recognize
+    version = importlib.metadata.version
+    return f"rapidocr {version('rapidocr')} (OpenCV {version('opencv-python-headless')})"
+
+
 def main() -> None:
     """Render, read, score and time; print what was measured."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -66,9 +99,14 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=40)
     parser.add_argument("--dpi", type=int, default=200)
     parser.add_argument("--font-px", type=int, default=30)
+    parser.add_argument("--engine", choices=("docatlas", "rapidocr"), default="docatlas")
     args = parser.parse_args()
 
     from docatlas.core.ingest import ocr
+
+    engine = ocr.ENGINE
+    if args.engine == "rapidocr":
+        engine = use_rapidocr(ocr)
     from docatlas.core.ingest.loaders import load_steps
     from fixtures.make_scans import render_page
 
@@ -92,7 +130,7 @@ def main() -> None:
                 document = done.value
                 break
     seconds, cpu = times[-1], time.process_time() - cpu_started
-    print(f"engine {ocr.ENGINE}; {os.cpu_count()} CPU cores; pages {args.pages} of {args.lines} lines "
+    print(f"engine {engine}; {os.cpu_count()} CPU cores; pages {args.pages} of {args.lines} lines "
           f"({sum(len(' '.join(t)) for t in truth):,} characters), US Letter at {args.dpi} dpi, "
           f"{args.font_px} px type ({args.font_px * 72 / args.dpi:.1f} pt)")
     print(f"model load + first call: {load_s:.2f} s; load average while reading "

@@ -1,14 +1,13 @@
-"""Offline OCR: page images to text with a confidence, through RapidOCR (ONNX Runtime).
+"""Offline OCR: page images to text with a confidence, with PP-OCRv6 on ONNX Runtime.
 
-The engine is `rapidocr` 3.x on ONNX Runtime, with OpenCV's headless build (no GUI, no Qt of
-its own). Its PP-OCRv6 detection and recognition models are inside the wheel, and the engine
-is given their paths, so it never looks for (or downloads) another model. Its logger is
-silenced: nothing reaches the terminal, and no line of a page is ever logged. ONNX Runtime's
-Linux wheels carry Microsoft's telemetry (a device id and an event store under
-~/.cache/Microsoft, queued for upload, made as soon as it is imported): `ORT_DISABLE_TELEMETRY`
-is set before the import, so none is made or sent. It is loaded once
-per process, on first use, and calls are serialised (one page at a time; ONNX Runtime already
-uses every core for one page).
+The two PaddleOCR models (PP-OCRv6 small detection and recognition, Apache-2.0) ship in
+DocAtlas's resources (`resources/ocr/`, with their licence and provenance), so nothing is ever
+looked for or downloaded; `ocr_steps` runs them with numpy and Pillow around (no OpenCV).
+Nothing of a page is ever logged. ONNX Runtime's Linux wheels carry Microsoft's telemetry (a
+device id and an event store under ~/.cache/Microsoft, queued for upload, made as soon as it is
+imported): `ORT_DISABLE_TELEMETRY` is set before the import, so none is made or sent. The
+models are loaded once per process, on first use, and calls are serialised (one page at a time;
+ONNX Runtime already uses every core for one page).
 
 `recognize(image)` returns an `OcrText`: the lines in reading order and the page's
 confidence (the recogniser's score averaged over the characters it read).
@@ -17,18 +16,19 @@ confidence (the recogniser's score averaged over the characters it read).
 from __future__ import annotations
 
 import importlib.util
-import logging
 import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docatlas.core.base.errors import DocumentError
+from docatlas.core.base.errors import DocAtlasError, DocumentError
+from docatlas.core.base.resources import resource_dir
 
-ENGINE = "rapidocr"
-# The models the rapidocr wheel ships (rapidocr/models/), by task; packaging/bundle.py bundles them.
+ENGINE = "PP-OCRv6 (small) on ONNX Runtime"
+# The model files in resources/ocr, by task; the recogniser carries its own character list.
 MODELS = {"Det": "PP-OCRv6_det_small.onnx", "Rec": "PP-OCRv6_rec_small.onnx"}
+MODEL_FOLDER = "ocr"
 # A side longer than this is scaled down before OCR: the detector works at 2000 px at most,
 # and a 20,000 px scan would only cost memory.
 MAX_SIDE = 4000
@@ -37,9 +37,10 @@ MAX_SIDE = 4000
 # tests/core/test_ocr.py), and finds it once the empty paper is cut away.
 INK_LEVEL = 215
 INK_MARGIN = 0.02
+REINSTALL = "reinstall DocAtlas to read scanned pages and images."
 
 _lock = threading.Lock()
-_engine: Any = None
+_models: Any = None
 
 
 @dataclass(frozen=True)
@@ -51,72 +52,53 @@ class OcrText:
 
 
 def available() -> bool:
-    """Whether the OCR engine is installed (it is a dependency, so normally yes); imports nothing."""
-    return importlib.util.find_spec(ENGINE) is not None and importlib.util.find_spec("onnxruntime") is not None
+    """Whether OCR can run: ONNX Runtime is installed and the models are there; imports nothing."""
+    try:
+        return importlib.util.find_spec("onnxruntime") is not None and all(
+            path.is_file() for path in model_paths().values())
+    except DocumentError:
+        return False
 
 
 def model_paths() -> dict[str, Path]:
-    """Each task's model file inside the installed rapidocr package (Det, Rec)."""
-    spec = importlib.util.find_spec(ENGINE)
-    if spec is None or spec.origin is None:
-        raise DocumentError("The OCR engine (rapidocr) is not installed; reinstall DocAtlas to read "
-                            "scanned pages and images.")
-    folder = Path(spec.origin).parent / "models"
+    """Each task's model file in DocAtlas's resources (Det, Rec)."""
+    try:
+        folder = resource_dir(MODEL_FOLDER)
+    except DocAtlasError as exc:
+        raise DocumentError(f"The OCR models are missing; {REINSTALL}") from exc
     return {task: folder / name for task, name in MODELS.items()}
 
 
-def engine_params() -> dict[str, Any]:
-    """RapidOCR's settings: the packaged models by path (nothing to download), no per-line
-    180-degree classifier, and no logging."""
-    params: dict[str, Any] = {f"{task}.model_path": str(path) for task, path in model_paths().items()}
-    # No per-line 180-degree classifier: on upright pages it turns some good lines upside
-    # down and they are lost (bench/ocr.py: 3 of 12 lines dropped with it, none without).
-    params.update({"Global.use_cls": False, "Global.log_level": "critical"})
-    # The detector sees the page at its own size (at most 2000 px, RapidOCR's cap), never
-    # enlarged: a page cut to one line of ink, enlarged to 736 px high, splits into stray boxes.
-    params.update({"Det.limit_type": "max", "Det.limit_side_len": 2000})
-    return params
-
-
-def _silence(logger: logging.Logger) -> None:
-    """RapidOCR's logger writes to the terminal with its own handler: give it none but a null one."""
-    for handler in list(logger.handlers):
-        logger.removeHandler(handler)
-    logger.addHandler(logging.NullHandler())
-    logger.propagate = False
-    logger.setLevel(logging.CRITICAL + 1)
-
-
-def _get_engine() -> Any:
-    global _engine
-    if _engine is None:
-        os.environ["ORT_DISABLE_TELEMETRY"] = "1"  # read when onnxruntime is imported, which rapidocr does
+def _get_models() -> Any:
+    global _models
+    if _models is None:
+        os.environ["ORT_DISABLE_TELEMETRY"] = "1"  # read when onnxruntime is imported
         try:
             import onnxruntime
-            from rapidocr import RapidOCR
-            from rapidocr.utils.log import logger
+
+            from docatlas.core.ingest import ocr_steps
         except Exception as exc:  # a broken install: say so once, in a sentence
-            raise DocumentError("The OCR engine (rapidocr) could not be loaded; reinstall "
-                                "DocAtlas to read scanned pages and images.") from exc
+            raise DocumentError(f"The OCR engine (ONNX Runtime) could not be loaded; {REINSTALL}") from exc
         onnxruntime.disable_telemetry_events()
-        _silence(logger)
-        missing = [path.name for path in model_paths().values() if not path.is_file()]
+        paths = model_paths()
+        missing = [path.name for path in paths.values() if not path.is_file()]
         if missing:
-            raise DocumentError(f"The OCR models ({', '.join(missing)}) are missing; reinstall DocAtlas to "
-                                "read scanned pages and images.")
-        _engine = RapidOCR(params=engine_params())
-        _silence(logger)  # RapidOCR() sets the logger's level from its config
-    return _engine
+            raise DocumentError(f"The OCR models ({', '.join(missing)}) are missing; {REINSTALL}")
+        try:
+            _models = ocr_steps.load(paths["Det"], paths["Rec"])
+        except Exception as exc:  # a damaged model file
+            raise DocumentError(f"The OCR models could not be read; {REINSTALL}") from exc
+    return _models
 
 
 def recognize(image: Any) -> OcrText:
     """OCR one page image (a Pillow image); the text in reading order and its confidence."""
+    from docatlas.core.ingest import ocr_steps
+
     image = _prepared(image)
     with _lock:
-        result = _get_engine()(image)  # a Pillow image: RapidOCR turns its RGB into OpenCV's BGR
-    if result.boxes is None or result.txts is None or result.scores is None:
-        return assemble([])
-    return assemble(list(zip(result.boxes.tolist(), result.txts, result.scores, strict=True)))
+        lines = ocr_steps.read_page(_get_models(), image)
+    return assemble(lines)
 
 
 def _prepared(image: Any) -> Any:
@@ -150,7 +132,7 @@ def _inked(image: Any) -> Any:
 
 
 def assemble(boxes: list) -> OcrText:
-    """RapidOCR's `[box, text, score]` items as lines in reading order and a confidence.
+    """`[box, text, score]` items (`ocr_steps.read_page`) as lines in reading order and a confidence.
 
     Boxes whose vertical centres lie within half a box height of a line's join that line,
     left to right; lines go top to bottom."""
