@@ -1,7 +1,7 @@
 """First answer: how soon after a drop of documents are questions answered right, with a reference?
 
     python bench/first_answer.py [--documents 1000] [--checkpoints 60,300] [--prefill 600] [--generate 30]
-                                 [--parallel 2] [--modes mix,local] [--code DIR] [--to-the-end]
+                                 [--parallel 2] [--modes mix,local] [--budget 50] [--code DIR] [--to-the-end]
 
 The corpus of `tests/fixtures/known_facts.py` (generated names, facts spread over documents
 among filler prose) is ingested in a thread, against the test server whose replies
@@ -14,7 +14,12 @@ connection of their own while the run goes on, and the bench prints the share an
 reference, per question kind, with how many documents the model had read by then. With
 `--to-the-end` it also waits for the run and prints the time until the whole graph is built.
 `--code DIR` runs another checkout's `desktop/` (e.g. a worktree of an earlier commit) under
-the same harness. Budgeted reading at question time does not exist yet: no budget column.
+the same harness. With `--budget N` (default 50; 0: none) every question is asked a second time
+with a reading budget of N model calls (`jobs.budgeted.ask_within`: the chunks it needs that the
+model has not read are extracted first; the run holds the workspace, so their records serve that
+answer and the replies wait in the cache for the run): a second column, with the calls spent and
+the seconds a question took. The budgeted questions come after the plain ones at each checkpoint,
+and their cached replies make the run's later work on those chunks free.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ def main() -> int:
     parser.add_argument("--parallel", type=int, default=2)
     parser.add_argument("--modes", default="mix,local")
     parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose desktop/ is measured")
+    parser.add_argument("--budget", type=int, default=50, help="reading budget of the second column (0: none)")
     parser.add_argument("--to-the-end", action="store_true")
     args = parser.parse_args()
     sys.path[:0] = [str(args.code / "desktop"), str(ROOT / "tests"), str(ROOT / "bench")]
@@ -51,6 +57,11 @@ def main() -> int:
     from docatlas.core.llm.ollama import OllamaLLM
     from docatlas.core.retrieval.answer import ask
     from docatlas.core.storage.database import Store
+    try:
+        from docatlas.core.jobs.budgeted import ask_within
+    except ImportError:  # an earlier checkout: no budgeted reading
+        ask_within = None
+    budget = args.budget if ask_within is not None else 0
     answers = importlib.import_module("answers")  # bench/answers.py: its judge and settings
     correct, settings_for = answers.correct, answers.settings_for
     from fixtures.fact_model import fact_responder
@@ -101,18 +112,32 @@ def main() -> int:
                 counts = store.counts()
                 llm = OllamaLLM(settings.ollama, cache=store)
                 right: dict = defaultdict(lambda: [0, 0])
+                spent: dict = defaultdict(lambda: [0, 0, 0.0])  # (mode, kind) -> right, calls, seconds
                 for mode in modes:
                     for q in questions:
                         answer = ask(store, llm, q.text, settings, mode=mode)
                         good = correct(answer, q, every_name) and any(r.cited for r in answer.references)
                         right[mode, q.kind][0] += good
                         right[mode, q.kind][1] += 1
+                for mode in modes if budget else ():
+                    for q in questions:
+                        started = time.monotonic()
+                        answer = ask_within(store, llm, q.text, settings, budget, mode=mode)
+                        figures = spent[mode, q.kind]
+                        figures[0] += correct(answer, q, every_name) and any(r.cited for r in answer.references)
+                        figures[1] += answer.read.calls
+                        figures[2] += time.monotonic() - started
                 llm.close()
             print(f"at {at:g} s (asked at {asked_at:.0f} s, took {time.monotonic() - dropped - asked_at:.0f} s): "
                   f"{read[0]['n']:,} of {len(corpus.documents):,} documents read by the model, "
                   f"{counts['entities']:,} entities, {counts['relations']:,} relations")
             for (mode, kind), (good, n) in sorted(right.items()):
-                print(f"  {mode:<6} {kind:<9} right with a reference: {good}/{n} ({good / n:.0%})")
+                line = f"  {mode:<6} {kind:<9} right with a reference: {good}/{n} ({good / n:.0%})"
+                if (mode, kind) in spent:
+                    more, calls, seconds = spent[mode, kind]
+                    line += (f"; with a budget of {budget}: {more}/{n} ({more / n:.0%}), "
+                             f"{calls / n:.1f} calls and {seconds / n:.0f} s a question")
+                print(line)
         if args.to_the_end:
             while not finished:
                 time.sleep(1.0)
