@@ -410,8 +410,10 @@ class ChatPanel(QWidget):
             self.interaction.open_url(url)
 
     def shutdown(self) -> None:
-        """Stop the answer in progress and save the conversations."""
+        """Stop the answer in progress (and its reading) and save the conversations."""
         if self.task is not None:
+            if self._stop_reading is not None:
+                self._stop_reading.set()
             self.task.cancel()
         self.workspace.conversations.save()
 
