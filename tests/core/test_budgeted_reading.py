@@ -163,3 +163,13 @@ def test_query_budget_json_says_what_was_spent_and_read(unread, capsys):
     assert data["reading"]["budget"] == 10 and 1 <= data["reading"]["calls"] <= 10
     assert data["reading"]["chunks_read"] >= 1 and data["reading"]["stored"] is True
     assert SINGLE.answers[0] in data["answer"] and data["rests_on"].startswith("Rests on: ")
+
+
+def test_a_graph_that_covers_the_question_costs_no_call(unread):
+    store, llm, settings, server, docs = unread
+    list(index(store, [docs], settings))  # the model reads everything
+    server.requests.clear()
+    answer = ask_within(store, llm, TWO_HOP.text, settings, 50, mode="local")
+    assert answer.read.read == () and answer.read.calls == 0 and not extraction_passages(server)
+    assert "No passage was read for this question: the model has read every passage that matches it." in answer.warnings
+    assert TWO_HOP.answers[0] in answer.answer and "the graph the model built" in answer.rests_on
