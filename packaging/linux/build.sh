@@ -27,12 +27,15 @@ say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
 
 # -- tools --------------------------------------------------------------------------------------
-# dpkg-dev: dpkg-shlibdeps works out the .deb's dependencies; binutils: strip; the Wayland
+# dpkg-dev: dpkg-shlibdeps works out the .deb's dependencies; binutils: strip; icu-devtools and
+# gcc: the smaller ICU data (linux/icu_data.py); the Wayland
 # client libraries: dpkg-shlibdeps must find every library the bundled Qt plugins load.
 need_apt=""
 command -v dpkg-deb >/dev/null || die "dpkg-deb is missing (Debian's dpkg package)"
 command -v dpkg-shlibdeps >/dev/null || need_apt="$need_apt dpkg-dev"
 command -v strip >/dev/null || need_apt="$need_apt binutils"
+command -v icupkg >/dev/null || need_apt="$need_apt icu-devtools"  # linux/icu_data.py filters ICU's data
+command -v cc >/dev/null || need_apt="$need_apt gcc"  # and assembles it into a library
 for pkg in libwayland-client0 libwayland-cursor0 libwayland-egl1 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 \
            libxcb-image0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libegl1 libgl1 \
            libfontconfig1 libdbus-1-3; do
@@ -64,9 +67,20 @@ say "PyInstaller: DocAtlas $VERSION"
 started=$(date +%s)
 "$PYTHON" -m PyInstaller --noconfirm --clean --log-level WARN \
   --distpath "$OUT/dist" --workpath "$OUT/work" "$ROOT/packaging/docatlas.spec"
-# The interpreter's own library and extension modules carry debug symbols; the wheels'
-# libraries are left alone (stripping breaks their patched ELF headers).
+# The interpreter's own library and extension modules carry debug symbols, and so do a few
+# wheels' modules (bundle.py STRIPPED); the other wheels' libraries are left alone (stripping
+# breaks OpenBLAS's and ICU's patched ELF headers).
 strip --strip-unneeded "$APP"/_internal/libpython3*.so* "$APP"/_internal/python3*/lib-dynload/*.so 2>/dev/null || true
+while read -r pattern; do
+  for lib in "$APP"/_internal/$pattern; do
+    [ -f "$lib" ] || die "bundle.py STRIPPED names $pattern, which the bundle does not have"
+    strip --strip-unneeded "$lib"
+  done
+done < <("$PYTHON" "$ROOT/packaging/bundle.py" stripped)
+# ICU's data without what Qt never reads (word breaks, transliteration, display names...): 15 MB
+for lib in "$APP"/_internal/PySide6/Qt/lib/libicudata.so.*; do
+  [ -L "$lib" ] || "$PYTHON" "$HERE/icu_data.py" "$lib" >&2 || die "could not rebuild $lib (linux/icu_data.py)"
+done
 "$APP/docatlas" --version >/dev/null || die "the built app does not start: $APP/docatlas --version failed"
 say "app folder built in $(( $(date +%s) - started )) s: $(du -sh "$APP" | cut -f1)"
 

@@ -11,7 +11,7 @@ Checks, in order, and stops at the first failure (exit 1):
      unpacked from the .tar.gz;
   4. `docatlas ingest` of three small documents against a scripted Ollama on 127.0.0.1: the frozen
      app tokenises with the bundled cl100k_base file and reads the bundled prompts;
-  2b. no second Qt: no cv2/qt folder and no libQt5 file in the bundle (OpenCV is the headless build);
+  2b. no OpenCV (cv2, its libraries), rapidocr, shapely or pyclipper, and no libQt5 file in the bundle;
   4b. `docatlas ingest` of a scanned page (known text rendered with Pillow, as an image-only PDF):
      the frozen app OCRs it with the bundled models, offline, and the graph has the names on it;
      then `docatlas query` answers a question from the scanned sentence (the test server's reader
@@ -241,17 +241,17 @@ def check_ingest(exe: Path, work: Path) -> None:
         server.stop()
 
 
-def check_no_second_qt(app: Path) -> None:
-    """The bundle holds no GUI build of OpenCV: no cv2/qt folder and no Qt 5 library anywhere."""
-    step("no second Qt: no cv2/qt folder, no libQt5 file")
-    qt_folders = [p for p in app.rglob("qt") if p.is_dir() and p.parent.name == "cv2"]
-    check(not qt_folders, f"the bundle has OpenCV's own Qt: {qt_folders}")
+def check_no_opencv(app: Path) -> None:
+    """The bundle holds no OpenCV (OCR runs its models itself) and no second Qt: no cv2 folder,
+    no OpenCV libraries, none of rapidocr and what it brings, no Qt 5 library anywhere."""
+    step("no OpenCV, no rapidocr, no second Qt")
+    internal = app / "_internal"
+    found = sorted(p.name for p in internal.iterdir() if p.name.split(".")[0].split("-")[0].lower() in
+                   {*bundle.NEVER_BUNDLED, "opencv_python_headless", "opencv_python", "shapely"})
+    check(not found, f"the bundle has what OCR no longer uses: {found}")
     qt5 = sorted(str(p.relative_to(app)) for p in app.rglob("libQt5*"))
     check(not qt5, f"the bundle has Qt 5 libraries: {qt5[:5]}")
-    opencv = sorted({p.name for p in (app / "_internal").glob("opencv*")})
-    check(not [name for name in opencv if name.startswith("opencv_python.") or name.startswith("opencv_python-")],
-          f"the bundle has the GUI build of OpenCV: {opencv}")
-    print(f"no cv2/qt, no libQt5*; OpenCV: {', '.join(opencv) or 'none'}")
+    print(f"no {', '.join(bundle.NEVER_BUNDLED)}, no OpenCV libraries, no libQt5*")
 
 
 def check_ocr(exe: Path, work: Path) -> None:
@@ -278,7 +278,8 @@ def check_ocr(exe: Path, work: Path) -> None:
                                  "--model", "qwen2.5:7b"], env=env, capture_output=True, text=True, timeout=300)
         check(result.returncode == 0, f"ingest of a scan failed (exit {result.returncode}): "
                                       f"{result.stdout}{result.stderr}")
-        check("RapidOCR" not in result.stdout + result.stderr, f"the OCR engine wrote to the terminal: {result.stderr}")
+        check("onnxruntime" not in (result.stdout + result.stderr).lower(),
+              f"ONNX Runtime wrote to the terminal: {result.stderr}")
         status = subprocess.run([str(exe), *data, "status", "--json"], env=env, capture_output=True, text=True,
                                 timeout=60)
         (document,) = json.loads(status.stdout)["documents"]
@@ -381,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
             deb = build()
         exe = unpack(deb, work / "root")
         check_libraries(exe.parent)
-        check_no_second_qt(exe.parent)
+        check_no_opencv(exe.parent)
         check_version(exe)
         check_tarball(work)
         check_ingest(exe, work)

@@ -193,22 +193,33 @@ def test_entry_gives_child_processes_their_environment_back(monkeypatch, tmp_pat
 
 
 def test_ocr_models_go_where_the_engine_reads_them(bundle):
-    """rapidocr reads config.yaml and default_models.yaml beside its own modules, and DocAtlas
-    passes it the paths of its models in rapidocr/models: the bundle keeps each at the same
-    place under the package's folder, and only the models DocAtlas uses."""
-    import rapidocr
+    """docatlas.core.ingest.ocr reads its two models from resources/ocr: the bundle keeps them
+    (with their licence and provenance) in docatlas/resources/ocr, where resource_dir finds them."""
     from docatlas.core.ingest import ocr
 
-    package = Path(rapidocr.__file__).resolve().parent
     where = destinations(bundle)
     models = {str(path.resolve()) for path in ocr.model_paths().values()}
-    assert models and all(where[m] == "rapidocr/models" for m in models)
-    bundled_models = {src for src, dest in where.items() if dest == "rapidocr/models"}
-    assert bundled_models == models  # the classifier DocAtlas switches off stays out
-    assert where[str(package / "config.yaml")] == "rapidocr"
-    assert where[str(package / "default_models.yaml")] == "rapidocr"
-    assert "rapidocr" in bundle.hidden_imports()
-    assert "PIL" not in bundle.EXCLUDES
+    assert len(models) == 2 and all(where[m] == "docatlas/resources/ocr" for m in models)
+    folder = RESOURCES / "ocr"
+    for name in ("LICENSE-Apache-2.0.txt", "NOTICE.md"):
+        assert where[str((folder / name).resolve())] == "docatlas/resources/ocr"
+    assert "Apache License" in (folder / "LICENSE-Apache-2.0.txt").read_text(encoding="utf-8")[:200]
+    assert "PIL" not in bundle.EXCLUDES and "onnxruntime" not in bundle.EXCLUDES
+
+
+def test_opencv_and_rapidocr_stay_out(bundle):
+    """OCR runs its models itself (ocr_steps.py): cv2 (171 MB with its libraries), rapidocr,
+    shapely and pyclipper are excluded even where pip installed them, no module of the app
+    imports them, and the project no longer depends on them."""
+    assert set(bundle.NEVER_BUNDLED) <= set(bundle.EXCLUDES)
+    never = "|".join(bundle.NEVER_BUNDLED)
+    for path in (REPO / "desktop" / "docatlas").rglob("*.py"):
+        found = re.findall(rf"^\s*(?:from|import) ({never})\b", path.read_text(encoding="utf-8"), re.M)
+        assert not found, f"{path.relative_to(REPO)} imports {found}"
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    dependencies = pyproject.split("dependencies = [", 1)[1].split("]", 1)[0]
+    assert not re.search(r'"(rapidocr|opencv[\w-]*|shapely|pyclipper)\b', dependencies)
+    assert '"ocr/*"' in pyproject  # the models go into the wheel as package data
 
 
 def test_every_command_module_is_a_hidden_import(bundle):
@@ -223,11 +234,15 @@ def test_every_command_module_is_a_hidden_import(bundle):
 
 
 def test_pdfium_survives_pruning_though_only_ctypes_loads_it(bundle):
-    """pypdfium2 opens libpdfium.so with ctypes: no kept binary links it, yet OCR renders with it."""
+    """pypdfium2 opens libpdfium.so with ctypes, ONNX Runtime its provider bridge with dlopen: no
+    kept binary links them, yet OCR renders with the one and warns on the terminal without the other."""
     binaries = [("pypdfium2_raw/libpdfium.so", "/src/libpdfium.so", "BINARY"),
+                ("onnxruntime/capi/libonnxruntime_providers_shared.so", "/src/libonnxruntime_providers_shared.so",
+                 "BINARY"),
                 ("libunused.so.1", "/src/libunused.so.1", "BINARY")]
     kept = bundle.prune_libraries(binaries, lambda source: set())
-    assert [entry[0] for entry in kept] == ["pypdfium2_raw/libpdfium.so"]
+    assert [entry[0] for entry in kept] == ["pypdfium2_raw/libpdfium.so",
+                                            "onnxruntime/capi/libonnxruntime_providers_shared.so"]
 
 
 def test_pillow_keeps_the_codecs_docatlas_reads(bundle):
@@ -240,3 +255,42 @@ def test_pillow_keeps_the_codecs_docatlas_reads(bundle):
     assert {"PIL._avif", "PIL._webp"} <= set(bundle.EXCLUDES)
     read = loaders.SUPPORTED_SUFFIXES & {".webp", ".avif"}
     assert not read, f"DocAtlas reads {read}: keep Pillow's codec for it in the bundle"
+
+
+def test_no_dependency_imports_the_lxml_parts_left_out(bundle):
+    """lxml.objectify, lxml.html, lxml.isoschematron and lxml.sax stay out of the bundle: no
+    installed dependency of DocAtlas (python-docx, python-pptx, bs4 and the rest) imports them."""
+    from importlib import metadata
+
+    from docatlas.gui.dialogs.about import dependency_closure
+
+    parts = [name for name in bundle.EXCLUDES if name.startswith("lxml.")]
+    assert parts
+    tails = "|".join(re.escape(name.split(".", 1)[1]) for name in parts)
+    pattern = re.compile(rf"^\s*(?:import lxml\.(?:{tails})\b|from lxml\.(?:{tails})\b"
+                         rf"|from lxml import [^\n]*\b(?:{tails})\b)", re.M)
+    scanned = 0
+    for name in dependency_closure("docatlas"):
+        if name.lower() == "lxml":
+            continue
+        for file in metadata.distribution(name).files or []:
+            if file.suffix == ".py":
+                scanned += 1
+                found = pattern.search(Path(file.locate()).read_text(encoding="utf-8", errors="replace"))
+                assert not found, f"{name} ({file}) imports {found.group(0).strip()}, which the bundle leaves out"
+    assert scanned > 500  # the dependencies' modules were really read
+
+
+def test_every_stripped_module_is_installed_and_openblas_is_not_stripped(bundle):
+    """linux/build.sh strips bundle.STRIPPED and stops when a pattern finds nothing: each must name
+    an installed file (where PyInstaller puts it: the same path under site-packages), and never
+    OpenBLAS, numpy or ICU, whose patched ELF headers strip would break."""
+    import glob
+    import sysconfig
+
+    site = Path(sysconfig.get_paths()["purelib"])
+    for pattern in bundle.STRIPPED:
+        assert glob.glob(str(site / pattern)), f"bundle.STRIPPED names {pattern}, which is not installed"
+        assert not re.search(r"openblas|numpy|icu", pattern, re.I)
+    script = (PACKAGING / "linux" / "build.sh").read_text(encoding="utf-8")
+    assert 'bundle.py" stripped' in script and "strip --strip-unneeded" in script
