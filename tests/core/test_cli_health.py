@@ -26,7 +26,7 @@ def test_a_run_where_no_chunk_gives_an_entity_says_so_and_is_not_a_success(host,
     assert code == 3
     assert "0 of 3 chunks gave entities" in out
     assert ("3 of 3 chunks gave no entity: the model may be too small or the profile unsuited; "
-            "try the json profile (--profile json).") in err
+            "try the typing profile (--profile typing).") in err
     code, out, _ = docatlas(capsys, "--data-dir", ws, "status")
     assert code == 0 and out.count("health: 0 of 1 chunks gave entities") == 3 and "replies: prose" in out
     status = json.loads(docatlas(capsys, "--data-dir", ws, "status", "--json")[1])

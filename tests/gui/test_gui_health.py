@@ -42,7 +42,7 @@ def test_documents_whose_chunks_gave_nothing_carry_a_mark_with_the_reason(qtbot,
     for row in range(model.rowCount()):
         assert cell(model, row, ENTITIES) == f"0 {HEALTH_MARK}"
         tip = shown_text(cell(model, row, ENTITIES, Qt.ItemDataRole.ToolTipRole))
-        assert tip.startswith("1 of 1 chunks gave no entity found in the text") and "json profile" in tip
+        assert tip.startswith("1 of 1 chunks gave no entity found in the text") and "typing profile" in tip
 
 
 def test_a_healthy_document_has_no_mark(qtbot, make_window, corpus):
