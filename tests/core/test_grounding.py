@@ -81,6 +81,7 @@ def test_the_run_verdict_speaks_only_when_most_chunks_gave_nothing():
     empty = ChunkHealth(found=0, reply_format="prose")
     assert verdict(totals([good, good, empty]), "lightrag") == ""
     message = verdict(totals([good, empty, empty]), "lightrag")
-    assert message.startswith("2 of 3 chunks gave no entity") and "--profile json" in message
+    assert message.startswith("2 of 3 chunks gave no entity") and "--profile typing" in message
+    assert "larger model" in verdict(totals([good, empty, empty]), "typing")  # typing already: nothing smaller to try
     assert reply_format('{"entities": []}') == "json" and reply_format("Sure! Here it is.") == "prose"
     assert reply_format("entity<|#|>A<|#|>person<|#|>d") == "compact" and reply_format("  ") == "empty"

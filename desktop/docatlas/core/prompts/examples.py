@@ -16,6 +16,7 @@ _DELIM = r"(?:\{tuple_delimiter\}|<\|>|<\|#\|>)"
 _TUPLE = re.compile(rf"""["']?(?:entity|relationship|relation)["']?\s*{_DELIM}([^{{}}<\n]+?){_DELIM}"""
                     rf"""(?:([^{{}}<\n]+?){_DELIM})?""", re.IGNORECASE)
 _JSON = re.compile(r'"(?:name|source|target)"\s*:\s*"([^"\n]{1,120})"')
+_LISTED = re.compile(r"^Example names:[ \t]*(.+)$", re.MULTILINE)  # the typing profile's candidate list
 _TYPE_WORDS = re.compile(r"^[a-z_ ]{1,30}$")  # a lower-case slot is a type, not a name
 
 
@@ -28,6 +29,7 @@ def example_names(profile: Profile) -> frozenset[str]:
             if group and not _TYPE_WORDS.match(group.strip()):
                 names.add(group.strip())
     names.update(m.group(1).strip() for m in _JSON.finditer(text))
+    names.update(n.strip() for m in _LISTED.finditer(text) for n in m.group(1).split(","))
     return frozenset(n for n in names if n)
 
 
