@@ -12,7 +12,8 @@ of them). At each checkpoint (seconds after the drop) the held-out questions are
 connection of their own while the run goes on, and the bench prints the share answered right
 (the bench's own judge, `answers.correct`, from the gold answer alone) with at least one cited
 reference, per question kind, with how many documents the model had read by then. With
-`--to-the-end` it also waits for the run and prints the time until the whole graph is built.
+`--to-the-end` it also waits for the run and prints the time until the whole graph is built, its
+entities and relations, and the chat calls the server answered (the run's and the questions').
 `--code DIR` runs another checkout's `desktop/` (e.g. a worktree of an earlier commit) under
 the same harness. With `--budget N` (default 50; 0: none) every question is asked a second time
 with a reading budget of N model calls (`jobs.budgeted.ask_within`: the chunks it needs that the
@@ -141,7 +142,11 @@ def main() -> int:
         if args.to_the_end:
             while not finished:
                 time.sleep(1.0)
-            print(f"whole graph built {finished[0]:.0f} s after the drop")
+            with Store(db) as store:
+                counts = store.counts()
+            calls = sum(r["path"] == "/api/chat" for r in server.requests)  # the run's and the questions'
+            print(f"whole graph built {finished[0]:.0f} s after the drop: {counts['entities']:,} entities, "
+                  f"{counts['relations']:,} relations, {calls:,} chat calls in all")
     return 0
 
 
