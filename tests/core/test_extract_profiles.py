@@ -92,3 +92,34 @@ def test_a_model_drifting_into_another_format_still_gives_the_whole_graph(fake_o
         entities, pairs = expected_graph()
         assert {r["key"] for r in store.query("SELECT key FROM entities")} == entities
         assert {frozenset((r["source_key"], r["target_key"])) for r in store.query("SELECT * FROM relations")} == pairs
+
+
+def test_lean_gives_the_same_graph_for_a_fraction_of_the_reply_tokens_with_the_texts_sentences(fake_ollama, tmp_path):
+    scripted = responder_for(varied=True)  # descriptions quote the text, as a model's would
+    said: list[str] = []
+
+    def respond(request: dict) -> str:
+        said.append(scripted(request))
+        return said[-1]
+
+    fake_ollama.responder = respond
+    replies: dict[str, int] = {}
+    graphs = {}
+    for profile in ("lightrag", "lean"):
+        said.clear()
+        store, _ = ingest(fake_ollama, tmp_path, profile)
+        with store:
+            graphs[profile] = ({r["key"] for r in store.query("SELECT key FROM entities")},
+                               {(r["source_key"], r["target_key"]) for r in store.query("SELECT * FROM relations")})
+            if profile == "lean":
+                texts = " ".join(r["text"] for r in store.query("SELECT text FROM chunks"))
+                described = store.query("SELECT name, description FROM entities")
+                keywords = {r["keywords"] for r in store.query("SELECT keywords FROM relations")}
+        replies[profile] = sum(count_tokens(reply) for reply in said)
+    assert graphs["lean"] == graphs["lightrag"]
+    assert replies["lean"] * 5 <= replies["lightrag"] * 3, replies  # 353 against 685 tokens here
+    # no description came from the model: each line is a sentence of the documents naming the entity
+    flat = " ".join(texts.split())
+    assert described and all(r["name"] in line and line in flat
+                             for r in described for line in r["description"].splitlines()), described
+    assert keywords == {"co-occurrence"}

@@ -130,6 +130,19 @@ def test_compact_lines_keywords_before_description():
     assert r.completed
 
 
+def test_lean_lines_carry_no_description_and_a_relations_last_field_is_its_keywords():
+    r = parse_reply("entity<|#|>Alice Moreau<|#|>person\nentity<|#|>Acme Labs<|#|>organization\n"
+                    "relation<|#|>Alice Moreau<|#|>Acme Labs<|#|>works for\n<|COMPLETE|>")
+    assert [(e.name, e.type, e.description) for e in r.entities] == [
+        ("Alice Moreau", "person", ""), ("Acme Labs", "organization", "")]
+    rel = r.relations[0]
+    assert (rel.source, rel.target, rel.keywords, rel.description) == ("Alice Moreau", "Acme Labs", "works for", "")
+    # a compact relation whose one text field is a sentence keeps it as the description
+    said = parse_reply("relation<|#|>Alice Moreau<|#|>Acme Labs<|#|>Alice Moreau works for Acme Labs.\n<|COMPLETE|>")
+    assert (said.relations[0].keywords, said.relations[0].description) == ("", "Alice Moreau works for Acme Labs.")
+    assert r.completed
+
+
 def test_json_reply():
     r = parse_reply(JSON_REPLY)
     assert names(r) == ["Alice", "Acme"]

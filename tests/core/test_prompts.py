@@ -21,12 +21,12 @@ from docatlas.core.prompts.catalog import (
     validate,
 )
 
-PROFILES = ("compact", "graphrag", "json", "lightrag", "typing")
+PROFILES = ("compact", "graphrag", "json", "lean", "lightrag", "typing")
 SETTINGS = ExtractionSettings()
 PASSAGE = "Maria Lopez founded Harbor Analytics in Lisbon."
 
 
-def test_the_five_profiles_are_bundled():
+def test_the_six_profiles_are_bundled():
     assert tuple(available_profiles()) == PROFILES
 
 
@@ -112,5 +112,5 @@ def test_merge_prompts_are_valid_and_overridable():
 
 
 def test_unknown_profile_names_the_choices():
-    with pytest.raises(ValueError, match="compact, graphrag, json, lightrag"):
+    with pytest.raises(ValueError, match="compact, graphrag, json, lean, lightrag"):
         load_profile("fancy")

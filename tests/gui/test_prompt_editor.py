@@ -60,7 +60,7 @@ def test_the_tab_lists_every_prompt_and_opens_on_the_extraction_prompt_in_use(pa
     assert "{input_text}" in editor.purpose_label.text()
     titles = {panel.tree.topLevelItem(i).text(0) for i in range(panel.tree.topLevelItemCount())}
     assert {"Extraction: lightrag (in use)", "Extraction: compact", "Merging", "Questions"} <= titles
-    assert len(panel._items) == 32  # five profiles of four prompts, two merge prompts, ten for questions
+    assert len(panel._items) == 36  # six profiles of four prompts, two merge prompts, ten for questions
     editor.tabs.setCurrentIndex(DEFAULT_TAB)
     assert editor.default_view.isReadOnly() and editor.default_view.toPlainText() == EXTRACT
 

@@ -21,7 +21,8 @@ records are salvaged and the chunk is asked once more with twice the room; if th
 cut too, its records are salvaged and gleaning ends. A reply stopped while looping is
 salvaged without a re-ask (more room only makes a longer loop). At the end the records are
 held to the allowed types and grounded in the chunk's text (`grounding`); the rest are kept
-as `ungrounded`, and the figures go to `health`.
+as `ungrounded`, and the figures go to `health`. A grounded record the model wrote no
+description for (the `lean` profile asks for none) quotes its chunk's sentence (`described`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from docatlas.core.base.keys import entity_key, relation_pair
 from docatlas.core.base.records import EntityRecord, ParseResult, RelationRecord
 from docatlas.core.base.settings import ExtractionSettings
 from docatlas.core.base.tokens import count_tokens
+from docatlas.core.ingest.described import describe_from_text
 from docatlas.core.ingest.entity_types import TypeNote, hold_types
 from docatlas.core.ingest.grounding import Ungrounded, ground
 from docatlas.core.ingest.health import ChunkHealth, reply_format
@@ -209,7 +211,8 @@ def _settle(result: ChunkExtraction, profile: Profile | None, text: str, setting
     grounded = ground(entities, result.relations, text,
                       examples=(example_names(profile) if profile else frozenset()) | shipped_example_names(),
                       aliases=aliases, accepted=accepted)
-    result.entities, result.relations, result.ungrounded = grounded.entities, grounded.relations, grounded.ungrounded
+    result.entities, result.relations = describe_from_text(text, grounded.entities, grounded.relations)
+    result.ungrounded = grounded.ungrounded
     health.grounded = len(result.entities) + len(result.relations)
     health.grounded_entities = len(result.entities)
     health.ungrounded = len(result.ungrounded)

@@ -1,10 +1,11 @@
 """Turn one model reply into typed records, whatever shape the model drifted into.
 
-`parse_reply` reads the four output formats DocAtlas prompts for, whichever was asked:
+`parse_reply` reads the five output formats DocAtlas prompts for, whichever was asked:
 
 - `lightrag` tuples  ("entity"<|>name<|>type<|>desc) ## ("relationship"<|>src<|>tgt<|>desc<|>kw<|>w)
 - `graphrag` tuples  same delimiters, relationship = src, tgt, desc, strength
 - `compact` lines    entity<|#|>name<|#|>type<|#|>desc / relation<|#|>src<|#|>tgt<|#|>kw<|#|>desc
+- `lean` lines       the same without the descriptions: entity<|#|>name<|#|>type / relation<|#|>src<|#|>tgt<|#|>kw
 - `json`             {"entities": [...], "relationships": [...]} (many key spellings)
 
 Rules chosen for the ambiguous cases:
@@ -342,7 +343,9 @@ def _relation(raw: _Raw) -> list[RelationRecord]:
         if number is not None and 0 <= number <= 100:
             strength, rest = repair.clamp(number, 0.0, 10.0), rest[:-1]
     cleaned = [repair.clean_text(f) for f in rest]
-    if len(cleaned) == 1:
+    if len(cleaned) == 1 and keywords_first and not repair.looks_like_sentence(cleaned[0]):
+        keywords, description = cleaned[0], ""  # lean: src, tgt, keywords (the text gives the description)
+    elif len(cleaned) == 1:
         keywords, description = "", cleaned[0]
     else:
         first, second, extra = cleaned[0], cleaned[1], cleaned[2:]

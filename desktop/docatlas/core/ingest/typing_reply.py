@@ -19,16 +19,15 @@ from dataclasses import dataclass, field
 
 from docatlas.core.base.concepts import find_concepts
 from docatlas.core.base.keys import entity_key, relation_pair
-from docatlas.core.base.mentions import sentences_naming
 from docatlas.core.base.records import EntityRecord, ParseResult, RelationRecord
 from docatlas.core.base.sentences import sentence_spans
 from docatlas.core.ingest import repair
+from docatlas.core.ingest.described import first_sentence
 
 NOT_A_NAME = "not a name"
 MAX_NAMES = 40  # candidates listed in one prompt (a long reply is a slow one)
 MAX_PAIRS = 30
 LINK_CHARS = 30  # room for a link's few words
-SENTENCE_CHARS = 300
 PAIR_MARK = " | "
 _NO_LINK = frozenset({"", "none", "no", "unrelated", "no link", "no relation", "not linked", "n/a", "-"})
 _QUOTED = re.compile(r'"([^"\n]{1,120})"\s*:\s*"([^"\n]{0,120})"')
@@ -110,7 +109,7 @@ def read_reply(text: str, candidates: Candidates, chunk: str, entity_types: Sequ
             rejected.add(key)
             continue
         listed = candidates.keys[key]
-        entities[key] = EntityRecord(listed, allowed.get(kind, kind or "other"), _sentence(chunk, spans, [listed]))
+        entities[key] = EntityRecord(listed, allowed.get(kind, kind or "other"), first_sentence(chunk, spans, [listed]))
     relations: dict[tuple[str, str], RelationRecord] = {}
     for a, b, words in links:
         ka, kb = entity_key(a), entity_key(b)
@@ -119,7 +118,7 @@ def read_reply(text: str, candidates: Candidates, chunk: str, entity_types: Sequ
         if pair not in pair_keys or pair in relations or phrase.casefold() in _NO_LINK or {ka, kb} & rejected:
             continue
         source, target = candidates.keys[ka], candidates.keys[kb]
-        relations[pair] = RelationRecord(source, target, phrase, _sentence(chunk, spans, [source], [target]))
+        relations[pair] = RelationRecord(source, target, phrase, first_sentence(chunk, spans, [source], [target]))
     result = ParseResult(entities=list(entities.values()), relations=list(relations.values()), completed=True)
     result.status = "ok" if result.record_count else "empty"
     return result
@@ -178,12 +177,3 @@ def _from_lines(text: str) -> tuple[list[tuple[str, str]], list[tuple[str, str, 
         elif len(parts) >= 3:
             links.append((parts[0], parts[1], " ".join(parts[2:])))
     return typed, links
-
-
-def _sentence(chunk: str, spans: list[tuple[int, int]], *groups: list[str]) -> str:
-    """The first sentence of the chunk naming every group, trimmed; empty when none does."""
-    found = sentences_naming(chunk, *groups, sentences=spans)
-    if not found:
-        return ""
-    start, end = found[0]
-    return " ".join(chunk[start:end].split())[:SENTENCE_CHARS]
