@@ -117,6 +117,18 @@ def test_a_model_that_finds_no_answer_in_the_material_shows_no_references(worksp
     assert cited.references and any(r.cited for r in cited.references)  # an answer keeps its sources
 
 
+@pytest.mark.parametrize("mode", ["local", "mix"])
+def test_a_two_hop_answer_cites_the_documents_of_both_facts(workspace, mode):
+    store, llm, settings, _ = workspace
+    for q in (q for q in CORPUS.questions if q.kind == "multihop"):
+        answer = ask(store, llm, q.text, settings, mode=mode)
+        assert q.answers[0] in answer.answer
+        cited = {r.document.rsplit("/", 1)[-1] for r in answer.references if r.cited}
+        assert set(q.documents) <= cited, q.text  # "met" in one document, "funded" in another
+        for item in (*answer.context.entities, *answer.context.relations):
+            assert item.chunk_ids, item  # every graph line of the context leads back to its chunks
+
+
 def test_the_question_words_behind_the_count():
     assert [stem(w) for w in ("visited", "visits", "funded", "worked", "met", "meeting")] == [
         "visit", "visit", "fund", "work", "meet", "meet"]

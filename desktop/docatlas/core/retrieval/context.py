@@ -247,7 +247,8 @@ def load_entities(store: Store, keys: Sequence[str], sources: dict, cap: int) ->
     """Entity items in the order of `keys` (missing ones skipped), descriptions cut to `cap` tokens."""
     rows = lookups.entity_texts(store, keys)
     return [EntityItem("", k, rows[k].name, rows[k].type, truncate(rows[k].description, cap),
-                       tuple(sources.get(k, ())[:PROVENANCE]), rows[k].layer) for k in keys if k in rows]
+                       _provenance(sources, k, lambda: lookups.entity_chunk_ids(store, k, PROVENANCE)),
+                       rows[k].layer) for k in keys if k in rows]
 
 
 def load_relations(store: Store, pairs: Sequence[tuple[str, str]], sources: dict, cap: int) -> list[RelationItem]:
@@ -258,8 +259,19 @@ def load_relations(store: Store, pairs: Sequence[tuple[str, str]], sources: dict
         r = texts.get((s, t))
         if r is not None:
             out.append(RelationItem("", s, t, r.source, r.target, r.keywords, truncate(r.description, cap),
-                                    r.weight, tuple(sources.get((s, t), ())[:PROVENANCE]), r.layer))
+                                    r.weight,
+                                    _provenance(sources, (s, t), lambda: lookups.relation_chunk_ids(store, s, t,
+                                                                                                    PROVENANCE)),
+                                    r.layer))
     return out
+
+
+def _provenance(sources: dict, item: object, look_up) -> tuple[int, ...]:
+    """The chunks an item was extracted from: the retrieval's own, else read now (a neighbour or
+    a first-hop relation the retrieval ranked without reading its chunks), so a cited item
+    always leads to the sentence that states it."""
+    found = sources.get(item)
+    return tuple((found if found else look_up())[:PROVENANCE])
 
 
 def load_chunks(store: Store, ids: Sequence[int], cap: int) -> list[ChunkItem]:
