@@ -84,6 +84,37 @@ def test_profile_auto_keeps_the_profile_with_most_grounded_records_and_remembers
     assert later and all(isinstance(b.get("format"), dict) for b in later)  # no second trial: json straight away
 
 
+def test_profile_auto_takes_the_profile_with_the_shortest_replies_among_those_as_good_as_the_best(
+        host, capsys, tmp_path):
+    host.responder = responder_for(None, varied=True)  # every profile grounds the same records
+    ws = tmp_path / "ws"
+    code, out, err = docatlas(capsys, "--data-dir", str(ws), "ingest", str(write_corpus(tmp_path / "docs")),
+                              "--profile", "auto")
+    assert code == 0, err
+    assert "(profile lean)" in out  # names, types and links: the fewest reply tokens for the same graph
+    with Store(ws / "docatlas.sqlite") as store:
+        assert health.chosen_profile(store, "qwen2.5:7b") == "lean"
+
+
+def test_profile_auto_passes_over_the_cheap_profile_when_it_grounds_less(host, capsys, tmp_path):
+    honest = responder_for(None, varied=True)
+
+    def skimming_when_lean(request: dict) -> str:  # under lean, this model drops all but the first line
+        reply = honest(request)
+        if detect_profile(request) != "lean":
+            return reply
+        return reply.splitlines()[0] + "\n<|COMPLETE|>"
+
+    host.responder = skimming_when_lean
+    ws = tmp_path / "ws"
+    code, out, err = docatlas(capsys, "--data-dir", str(ws), "ingest", str(write_corpus(tmp_path / "docs")),
+                              "--profile", "auto")
+    assert code == 0, err
+    with Store(ws / "docatlas.sqlite") as store:
+        chosen = health.chosen_profile(store, "qwen2.5:7b")
+    assert chosen not in (None, "lean") and f"(profile {chosen})" in out
+
+
 def test_profile_auto_remembers_nothing_when_no_profile_grounds_a_record(host, capsys, tmp_path):
     host.responder = lambda request: "Nothing to extract here."
     ws = tmp_path / "ws"

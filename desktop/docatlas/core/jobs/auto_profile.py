@@ -1,10 +1,11 @@
 """`--profile auto`: try every extraction profile on the first chunks, keep the best for the model.
 
 The score of a profile is the number of grounded records (entities and relations the
-chunk's text backs) it gets from the first `TRIAL_CHUNKS` chunks, without gleaning. The
-winner is remembered per model in the workspace (`model_facts`), so later runs skip the
-trial. Ties go to the earlier profile of `TRIAL_ORDER` (json first: grammar-constrained
-output is what small models manage best). Only when none of them gets a grounded record is
+chunk's text backs) it gets from the first `TRIAL_CHUNKS` chunks, without gleaning. Of the
+profiles within `RECALL_SLACK` (2%) of the best score, the one whose replies were shortest
+wins (reply tokens are most of a local model's time: `lean`, which writes no descriptions,
+when the model follows it); ties go to the earlier profile of `TRIAL_ORDER`. The winner is
+remembered per model in the workspace (`model_facts`), so later runs skip the trial. Only when none of them gets a grounded record is
 `FALLBACK` tried (`typing`: the model types the names found in the text instead of writing
 records, which a 135M model can do); it never competes with a profile that works, since
 linking every pair that shares a sentence would outscore the plain profiles on counts alone.
@@ -21,6 +22,7 @@ from dataclasses import replace
 from docatlas.core.base.errors import LLMError, OllamaUnreachable
 from docatlas.core.base.progress import Progress
 from docatlas.core.base.settings import Settings
+from docatlas.core.base.tokens import count_tokens
 from docatlas.core.ingest.extract import extract_chunk
 from docatlas.core.llm.protocol import LLM
 from docatlas.core.prompts.catalog import available_profiles
@@ -30,7 +32,8 @@ from docatlas.core.storage.database import ChunkRow, Store
 
 AUTO = "auto"
 TRIAL_CHUNKS = 2
-TRIAL_ORDER = ("json", "compact", "lightrag", "graphrag")
+TRIAL_ORDER = ("json", "lean", "compact", "lightrag", "graphrag")
+RECALL_SLACK = 0.02  # a profile this close to the best score competes on reply tokens
 FALLBACK = ("typing",)  # tried only when every profile above got nothing grounded
 SPENT = ("calls", "cached_calls", "prompt_tokens", "completion_tokens")
 
@@ -52,6 +55,7 @@ def choose_profile(store: Store, work: Sequence[ChunkRow], settings: Settings, l
     if stored_health.chosen_profile(store, llm.model) is not None or not work:
         return
     trial = replace(settings.extraction, gleaning=0, loop_check=False)
+    replied: dict[str, int] = {}  # profile -> reply tokens of its trial
     for number, name in enumerate(trial_profiles(), 1):
         if cancel.is_set():
             return
@@ -65,6 +69,7 @@ def choose_profile(store: Store, work: Sequence[ChunkRow], settings: Settings, l
             try:
                 result = extract_chunk(llm, profile, chunk.text or store.chunk_text(chunk.id), trial, cancel)
                 score += result.health.grounded
+                replied[name] = replied.get(name, 0) + sum(count_tokens(r) for r in result.raw_replies)
                 for figure in SPENT:
                     spent[figure] = spent.get(figure, 0) + getattr(result, figure)
             except OllamaUnreachable:
@@ -73,9 +78,17 @@ def choose_profile(store: Store, work: Sequence[ChunkRow], settings: Settings, l
                 continue  # this profile's prompt does not suit; it scores what it got
         scores[name] = score
     if scores and not cancel.is_set():
-        best = max(scores, key=lambda p: (scores[p], -trial_profiles().index(p)))
+        best = cheapest_of_the_best(scores, replied)
         if scores[best] > 0:  # with nothing grounded anywhere, the next run tries again
             stored_health.put_chosen_profile(store, llm.model, best, scores)
+
+
+def cheapest_of_the_best(scores: dict[str, int], replied: dict[str, int]) -> str:
+    """The profile with the fewest reply tokens among those within RECALL_SLACK of the best score."""
+    order = trial_profiles()
+    top = max(scores.values())
+    close = [p for p in scores if scores[p] >= top * (1 - RECALL_SLACK)]
+    return min(close, key=lambda p: (replied.get(p, 0), order.index(p) if p in order else len(order)))
 
 
 def profile_in_use(store: Store, settings: Settings) -> str:
