@@ -43,10 +43,10 @@ from fixtures.fact_model import STATEMENT, shape_type
 from fixtures.known_facts import build
 from fixtures.ollama_fixture import CHAT_MODEL, default_models
 from fixtures.ollama_server import FakeOllama
-from fixtures.scripted_model import describe, names_in
+from fixtures.scripted_model import LEAN_MARK, describe, names_in
 
-PROFILES = ("lightrag", "compact", "graphrag", "json", "typing")
-PLAIN = PROFILES[:4]  # typing only types the names the concept layer finds: not a default for every model
+PROFILES = ("lightrag", "compact", "lean", "graphrag", "json", "typing")
+PLAIN = PROFILES[:5]  # typing only types the names the concept layer finds: not a default for every model
 GLEANING = {"off": (0, 0), "always": (1, 0), "if>=1": (1, 1), "if>=2": (1, 2), "if>=3": (1, 3)}
 _ENDS = ("\n\nNames:", "\n\nRecords:", "\n\nJSON:")
 
@@ -70,7 +70,7 @@ def kind(request: dict) -> str:
         return "typing" if "types" in fmt.get("properties", {}) else "json"
     first = request["messages"][0]["content"]
     if "<|#|>" in first:
-        return "compact"
+        return "lean" if LEAN_MARK in first else "compact"
     return "lightrag" if "content_keywords" in first else "graphrag"
 
 
@@ -84,6 +84,10 @@ def render(profile: str, text: str, names: list[str], known: tuple[str, ...] = (
                                         for n in names],
                            "relationships": [{"source": a, "target": b, "keywords": v, "description": f"{a} {v} {b}.",
                                               "strength": 7} for a, v, b in facts]})
+    if profile == "lean":
+        rows = [f"entity<|#|>{n}<|#|>{shape_type(n)}" for n in names]
+        rows += [f"relation<|#|>{a}<|#|>{b}<|#|>{v}" for a, v, b in facts]
+        return "\n".join([*rows, "<|COMPLETE|>"])
     if profile == "compact":
         rows = [f"entity<|#|>{n}<|#|>{shape_type(n)}<|#|>{describe(n, text)}" for n in names]
         rows += [f"relation<|#|>{a}<|#|>{b}<|#|>{v}<|#|>{a} {v} {b}." for a, v, b in facts]

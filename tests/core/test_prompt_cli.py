@@ -21,7 +21,7 @@ def ws(tmp_path) -> str:
 def test_list_show_set_from_a_file_and_reset(capsys, ws, tmp_path):
     code, out, _ = docatlas(capsys, "--data-dir", ws, "prompts", "list")
     assert code == 0 and "lightrag/extract" in out and "query/answer_naive" in out
-    assert out.rstrip().endswith("0 of 36 prompts changed; extraction uses the lightrag profile.")
+    assert out.rstrip().endswith("0 of 36 prompts changed; extraction uses the lean profile.")
 
     code, out, _ = docatlas(capsys, "--data-dir", ws, "prompts", "show", "summarize")
     assert code == 0 and out == spec("merge/summarize").default_text()

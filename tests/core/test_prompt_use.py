@@ -36,7 +36,7 @@ def first_prompts(server) -> list[str]:
 def test_extraction_uses_the_override_and_stamps_each_chunk(fake_ollama, store, tmp_path):
     fake_ollama.responder = lightrag_responder
     ps.save_prompt(store, "lightrag/extract", MINE, "brief")
-    last = ingest(store, [write_corpus(tmp_path / "docs")], settings_for(fake_ollama))
+    last = ingest(store, [write_corpus(tmp_path / "docs")], settings_for(fake_ollama, extraction__profile="lightrag"))
     assert last.stage == "done" and last.chunks_done == 3
     assert all(p.startswith("Be brief in descriptions.") for p in first_prompts(fake_ollama))
     stamps = {r["prompt_hash"] for r in store.query("SELECT prompt_hash FROM chunks")}
@@ -46,7 +46,7 @@ def test_extraction_uses_the_override_and_stamps_each_chunk(fake_ollama, store, 
 
 def test_a_changed_extraction_prompt_dates_the_graph_until_it_is_extracted_again(fake_ollama, store, tmp_path):
     fake_ollama.responder = lightrag_responder
-    settings = settings_for(fake_ollama)
+    settings = settings_for(fake_ollama, extraction__profile="lightrag")
     ingest(store, [write_corpus(tmp_path / "docs")], settings)
     graph = store.counts()
     assert ps.staleness(store, "lightrag") == (0, 3)

@@ -30,7 +30,7 @@ def _window_from_settings_file(qtbot, server, workspace_dir) -> MainWindow:
 
 
 def test_settings_without_a_profile_give_the_callers_default():
-    assert load_settings(None).extraction.profile == "lightrag"  # the CLI's default
+    assert load_settings(None).extraction.profile == "lean"  # the CLI's default: fewest reply tokens
     assert load_settings(None, profile_default=AUTO).extraction.profile == AUTO
 
 

@@ -49,7 +49,7 @@ def formats_of(editor, line: int) -> list:
 
 @pytest.fixture
 def panel(qtbot, make_window):
-    return open_prompts(qtbot, make_window())
+    return open_prompts(qtbot, make_window(extraction__profile="lightrag"))
 
 
 def test_the_tab_lists_every_prompt_and_opens_on_the_extraction_prompt_in_use(panel):

@@ -13,7 +13,7 @@ from test_prompt_editor import open_prompts, save, select_prompt, wait_prompts
 
 
 def test_a_lightrag_file_is_imported_after_the_user_saw_the_report(qtbot, make_window):
-    window = make_window()
+    window = make_window(extraction__profile="lightrag")
     panel = open_prompts(qtbot, window)
     path = seed('PROMPTS["entity_extraction"] = ')
     asked: list[tuple] = []
@@ -87,7 +87,7 @@ def test_export_writes_a_set_that_another_workspace_imports(qtbot, make_window, 
 
 
 def test_a_changed_extraction_prompt_offers_to_extract_again(qtbot, make_window, corpus):
-    window = make_window()
+    window = make_window(extraction__profile="lightrag")
     window.documents_panel.add_paths([corpus])
     wait_idle(qtbot, window)
     panel = open_prompts(qtbot, window)
@@ -154,7 +154,7 @@ def test_choosing_another_profile_is_saved_and_dates_the_graph(qtbot, make_windo
     from docatlas.core.base import paths
     from docatlas.core.base.settings import load_settings
 
-    window = make_window()
+    window = make_window(extraction__profile="lightrag")
     window.documents_panel.add_paths([corpus])
     wait_idle(qtbot, window)
     panel = open_prompts(qtbot, window)
