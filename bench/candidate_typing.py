@@ -10,7 +10,7 @@ type a reader gives them, the model's own prompt and reply tokens, calls and sec
 about 10-25 s a call on 2 cores.
 
     python bench/candidate_typing.py [--model smollm2:135m] [--clamp-predict 400]
-                                     [--profiles lightrag,compact,graphrag,json,typing]
+                                     [--profiles lean,lightrag,compact,graphrag,json,typing]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.prompts.catalog import load_profile
 from real_model import CORPUS, REAL, TRUTH, folded
 
-PROFILES = ("lightrag", "compact", "graphrag", "json", "typing")
+PROFILES = ("lean", "lightrag", "compact", "graphrag", "json", "typing")
 SHORT = ("harbor.txt", "northwind.txt")
 PLACES = {"Lisbon", "Rotterdam", "Port of Rotterdam", "Utrecht", "Rhine", "Oslo"}
 ORGS = {"Harbor Analytics", "Siemens", "Northwind Labs"}  # the other known names are people
