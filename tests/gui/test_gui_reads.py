@@ -1,14 +1,16 @@
 """No SQL on the GUI thread while a run reports progress, on a workspace of 5,000 chunks.
 
-Every statement on the window's connections is recorded with the thread that ran it (SQLite's
-trace callback), from the first progress tick to the last: the reads the table and the status
+Every statement on the window's connections is recorded with the thread that ran it (`StatementLog`,
+at the Python call), from the first progress tick to the last: the reads the table and the status
 bar need run on background threads, and a tick reads only the documents it names, never the
 whole workspace again.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+from collections.abc import Callable
 
 from docatlas.core.storage.database import Store
 from fixtures.big_workspace import fill_workspace
@@ -19,7 +21,13 @@ PER_DOCUMENT = 50
 
 
 class StatementLog:
-    """Statements run on traced connections, each with whether the GUI thread ran it."""
+    """Statements run on traced connections, each with whether the GUI thread ran it.
+
+    A store's connection is swapped for a `RecordingConnection`, which records each statement in
+    Python before it reaches SQLite. (SQLite's trace callback would deadlock: the writer's
+    connection is shared with the run's loader thread, and a callback that needs the GIL inside
+    SQLite's connection mutex waits for a thread that holds the GIL while it waits for that mutex.)
+    """
 
     def __init__(self) -> None:
         self.recording = False
@@ -28,13 +36,57 @@ class StatementLog:
 
     def trace(self, store: Store) -> Store:
         """Record what `store` runs from now on."""
-        store.conn.set_trace_callback(self._record)
+        if not isinstance(store.conn, RecordingConnection):
+            store.conn = RecordingConnection(store.conn, self._record)
         return store
 
     def _record(self, sql: str) -> None:
         if self.recording:
             gui = threading.current_thread() is threading.main_thread()
             (self.on_gui_thread if gui else self.elsewhere).append(sql)
+
+
+class RecordingConnection:
+    """A sqlite3 connection that tells `record` every statement run through it or its cursors."""
+
+    def __init__(self, conn: sqlite3.Connection, record: Callable[[str], None]) -> None:
+        object.__setattr__(self, "_conn", conn)
+        object.__setattr__(self, "_record", record)
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        self._record(sql)
+        return self._conn.execute(sql, *args)
+
+    def executemany(self, sql: str, *args: object) -> sqlite3.Cursor:
+        self._record(sql)
+        return self._conn.executemany(sql, *args)
+
+    def executescript(self, script: str) -> sqlite3.Cursor:
+        self._record(script)
+        return self._conn.executescript(script)
+
+    def cursor(self, *args: object) -> RecordingCursor:
+        return RecordingCursor(self._conn.cursor(*args), self._record)
+
+    def __enter__(self) -> RecordingConnection:
+        self._conn.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> object:
+        return self._conn.__exit__(*exc)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._conn, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        setattr(self._conn, name, value)
+
+
+class RecordingCursor(RecordingConnection):
+    """A cursor that tells `record` every statement it runs; the rest is the cursor's own."""
+
+    def __iter__(self):
+        return iter(self._conn)
 
 
 def test_progress_ticks_run_no_sql_on_the_gui_thread(qtbot, make_window, workspace_dir, corpus):

@@ -1,7 +1,7 @@
 """No SQL on the GUI thread in the Prompts and Graph tabs, on a small workspace (the corpus).
 
-Every statement on every connection is recorded with the thread that ran it (SQLite's trace
-callback) while a run ends (the tabs read the workspace again), the Prompts tab opens, a prompt
+Every statement on every connection is recorded with the thread that ran it (`StatementLog`, at
+the Python call) while a run ends (the tabs read the workspace again), the Prompts tab opens, a prompt
 is picked in its list, a chunk is picked and the prompt tried on it, a node and then an edge
 are clicked in the Graph tab and its merge suggestions opened: what the tabs show is read on
 the runner's threads.
