@@ -131,8 +131,11 @@ def test_a_stopped_run_and_the_next_one_never_send_a_copy_to_the_model(model, tm
     with Store(tmp_path / "ws" / "docatlas.sqlite") as store:
         for step in index(store, [folder], settings_for(model, ollama__parallel=1), cancel=cancel):
             if step.chunks_done >= 8:
-                cancel.set()  # stopped while originals and copies are still pending
-        assert any(store.chunk_counts(d.id).get("pending") for d in store.documents())
+                cancel.set()  # stopped while originals and copies are still to do
+        # Left to do: chunks stored and pending, or files not stored yet (a loader slower than the
+        # writer, as on a loaded machine, leaves every stored chunk done).
+        assert (len(store.documents()) < 2 * DOCUMENTS
+                or any(store.chunk_counts(d.id).get("pending") for d in store.documents()))
         last = ingest(store, folder, model, ollama__parallel=1)
         assert last.stage == "done"
         assert all(not store.chunk_counts(d.id).get("pending") for d in store.documents())
