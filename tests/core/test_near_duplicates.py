@@ -17,7 +17,7 @@ from docatlas.core.base.keys import entity_key
 from docatlas.core.graph.export import graph_data
 from docatlas.core.jobs.ingest import index
 from docatlas.core.jobs.reextract import rederive, requeue_chunks
-from docatlas.core.storage import duplicates, records
+from docatlas.core.storage import copy_finder, duplicates, records
 from docatlas.core.storage.database import Store
 from docatlas.core.storage.mentions import mentions
 from docatlas.core.storage.read_models import passage
@@ -187,3 +187,13 @@ def test_fingerprints_tell_a_copy_from_a_document_of_the_same_template():
     assert similarity(shingles(body), shingles(other)) < 0.3
     assert similarity(shingles(body), shingles(template)) < THRESHOLD
     assert shingles("Too short to be compared.") is None
+
+
+def test_the_originals_shingles_kept_in_memory_are_bounded_and_right():
+    kept = copy_finder._Shingles()
+    texts = [f"Report {n}: " + " ".join(f"word{n}x{i}" for i in range(40)) for n in range(copy_finder.KEPT + 20)]
+    for text in texts:
+        assert list(kept.get(text)) == list(shingles(text))
+    assert len(kept._by_text) == copy_finder.KEPT  # the oldest were forgotten
+    assert texts[0] not in kept._by_text and texts[-1] in kept._by_text
+    assert list(kept.get(texts[0])) == list(shingles(texts[0]))  # read again when asked
