@@ -190,10 +190,14 @@ def test_fingerprints_tell_a_copy_from_a_document_of_the_same_template():
 
 
 def test_the_originals_shingles_kept_in_memory_are_bounded_and_right():
-    kept = copy_finder._Shingles()
+    kept = copy_finder._kept_shingles
+    kept.cache_clear()
     texts = [f"Report {n}: " + " ".join(f"word{n}x{i}" for i in range(40)) for n in range(copy_finder.KEPT + 20)]
     for text in texts:
-        assert list(kept.get(text)) == list(shingles(text))
-    assert len(kept._by_text) == copy_finder.KEPT  # the oldest were forgotten
-    assert texts[0] not in kept._by_text and texts[-1] in kept._by_text
-    assert list(kept.get(texts[0])) == list(shingles(texts[0]))  # read again when asked
+        assert list(kept(text)) == list(shingles(text))
+    assert kept.cache_info().currsize == copy_finder.KEPT  # the oldest were forgotten
+    hits = kept.cache_info().hits
+    kept(texts[-1])
+    assert kept.cache_info().hits == hits + 1  # the newest is still there
+    assert list(kept(texts[0])) == list(shingles(texts[0]))  # read again when asked
+    assert kept.cache_info().hits == hits + 1  # it had been forgotten

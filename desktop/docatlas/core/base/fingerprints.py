@@ -94,7 +94,11 @@ def shingles(text: str):
 
 def fingerprint(text: str) -> Fingerprint | None:
     """The chunk's fingerprint, or None for a chunk too short to have one."""
-    found = shingles(text)
+    return fingerprint_of(shingles(text))
+
+
+def fingerprint_of(found) -> Fingerprint | None:
+    """The fingerprint of a text's `shingles` (None for None)."""
     if found is None:
         return None
     np = _np()

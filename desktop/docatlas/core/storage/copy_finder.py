@@ -13,10 +13,10 @@ original directly.
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections import OrderedDict
+from functools import lru_cache
 
-from docatlas.core.base.fingerprints import COVER, THRESHOLD, Fingerprint, coverage, fingerprint, shingles, similarity
+from docatlas.core.base.fingerprints import (COVER, THRESHOLD, Fingerprint, coverage, fingerprint_of, shingles,
+                                             similarity)
 
 BATCH = 200  # chunks read back at a time (memory stays flat for a document of any size)
 CANDIDATES = 4  # originals checked exactly per chunk, the ones sharing most bands first
@@ -31,11 +31,10 @@ def find_copies(conn: sqlite3.Connection, document_id: int) -> int:
     cursor = conn.execute("SELECT id, text FROM chunks WHERE document_id = ? ORDER BY idx", (document_id,))
     while rows := cursor.fetchmany(BATCH):
         for chunk_id, text in rows:
-            found = fingerprint(text)
+            found = fingerprint_of(_kept_shingles(text))  # kept: a later chunk may be compared with this one
             if found is None:
                 continue
             original = _original_of(conn, chunk_id, found)
-            _KEPT_SHINGLES.put(text, found.shingles)  # a later chunk of this run may be checked against it
             if original is not None:
                 conn.execute("INSERT OR REPLACE INTO chunk_copies(chunk_id, original_id, also_id, similarity) "
                              "VALUES (?, ?, ?, ?)", (chunk_id, *original))
@@ -59,7 +58,7 @@ def _original_of(conn: sqlite3.Connection, chunk_id: int,
     read: dict[int, object] = {}
     for candidate, _ in candidates:
         row = conn.execute("SELECT text FROM chunks WHERE id = ?", (candidate,)).fetchone()
-        read[candidate] = _KEPT_SHINGLES.get(row[0]) if row else None
+        read[candidate] = _kept_shingles(row[0]) if row else None
         alike = similarity(found.shingles, read[candidate])
         if alike >= THRESHOLD and (best is None or alike > best[2]):
             best = (candidate, None, alike)
@@ -71,36 +70,13 @@ def _original_of(conn: sqlite3.Connection, chunk_id: int,
                 "AND n.idx IN (c.idx - 1, c.idx + 1) WHERE c.id = ? AND n.id != ? "
                 "AND EXISTS (SELECT 1 FROM chunk_bands b WHERE b.chunk_id = n.id)",  # an original: it never waits
                 (candidate, chunk_id)).fetchall():
-            covered = coverage(found.shingles, read[candidate], _KEPT_SHINGLES.get(text))
+            covered = coverage(found.shingles, read[candidate], _kept_shingles(text))
             if covered >= COVER and (best is None or covered > best[2]):
                 best = (candidate, neighbour, covered)
     return best
 
 
-class _Shingles:
-    """The shingles of the chunk texts seen last, by text (a text's shingles never change), at most `KEPT`."""
-
-    def __init__(self) -> None:
-        self._by_text: OrderedDict[str, object] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, text: str):
-        """The text's shingles, from memory when it was seen lately."""
-        with self._lock:
-            if text in self._by_text:
-                self._by_text.move_to_end(text)
-                return self._by_text[text]
-        found = shingles(text)
-        self.put(text, found)
-        return found
-
-    def put(self, text: str, found: object) -> None:
-        """Keep a text's shingles, forgetting the oldest beyond `KEPT`."""
-        with self._lock:
-            self._by_text[text] = found
-            self._by_text.move_to_end(text)
-            while len(self._by_text) > KEPT:
-                self._by_text.popitem(last=False)
-
-
-_KEPT_SHINGLES = _Shingles()
+@lru_cache(maxsize=KEPT)
+def _kept_shingles(text: str):
+    """A stored chunk's shingles (a text's never change), kept for the `KEPT` texts compared last."""
+    return shingles(text)
