@@ -25,18 +25,11 @@ import sys
 import tempfile
 import threading
 import time
-import unicodedata
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "desktop"), str(ROOT / "tests"), str(ROOT / "bench")]
-
-
-def fold(name: str) -> str:
-    """A name as compared here: accents and case dropped, spaces collapsed."""
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    return " ".join(plain.casefold().split())
 
 
 def main() -> int:
@@ -57,6 +50,7 @@ def main() -> int:
     from docatlas.core.storage.database import Store
     from fixtures.fact_model import fact_responder
     from fixtures.known_facts import build
+    from fixtures.known_facts import folded
     from fixtures.ollama_fixture import default_models
     from fixtures.ollama_server import FakeOllama
 
@@ -93,10 +87,9 @@ def main() -> int:
             read = {r["title"] for r in store.query(
                 "SELECT d.title FROM documents d JOIN document_counts n ON n.document_id = d.id "
                 "WHERE n.chunks > 0 AND n.pending = 0")}
-            names = {fold(e["name"]) for e in data["entities"]}
-            links = {frozenset((fold(r["source"]), fold(r["target"]))) for r in data["relations"]}
-            fact_names = {fold(n) for f in corpus.facts for n in (f.subject, f.object)}
-            pairs = {frozenset((fold(f.subject), fold(f.object))) for f in corpus.facts}
+            names = {folded(e["name"]) for e in data["entities"]}
+            links = {frozenset((folded(r["source"]), folded(r["target"]))) for r in data["relations"]}
+            fact_names, pairs = corpus.fact_names(), corpus.fact_pairs()
             layers = defaultdict(int)
             for e in data["entities"]:
                 layers[e.get("layer", "model")] += 1
@@ -111,9 +104,9 @@ def main() -> int:
                 started = time.monotonic()
                 answer = ask(store, llm, f"Who is {person} connected to?", settings, mode="local")
                 asked_s.append(time.monotonic() - started)
-                linked = {fold(end) for r in answer.context.relations for end in (r.source, r.target)
-                          if fold(person) in (fold(r.source), fold(r.target))}
-                found += {fold(p) for p in unread[person]} <= linked
+                linked = {folded(end) for r in answer.context.relations for end in (r.source, r.target)
+                          if folded(person) in (folded(r.source), folded(r.target))}
+                found += {folded(p) for p in unread[person]} <= linked
             llm.close()
         stop.set()
         print(f"corpus: {len(corpus.documents)} documents, {len(fact_names)} names in {len(corpus.facts)} facts; "

@@ -17,9 +17,9 @@ by then. With `--to-the-end` it also waits for the run and prints the time until
 graph is built, its entities and relations, the share of the corpus's fact names and fact
 pairs in the model's graph (judged against the generator's truth table, not by DocAtlas's
 grounding), the chat calls the server answered (the run's and the questions'), and the model
-time charged (`--checkpoints ""` measures the run alone, no questions in its way). `--profile` is the extraction profile of the run (the test server
-answers each in its format; `lean` gets the same names, types and verbs without
-descriptions). `--code DIR` runs another checkout's `desktop/` (e.g. a worktree of an
+time charged (`--checkpoints ""` measures the run alone, no questions in its way).
+`--profile` is the extraction profile of the run (the test server answers each in its
+format; `lean` gets the same names, types and verbs without descriptions). `--code DIR` runs another checkout's `desktop/` (e.g. a worktree of an
 earlier commit) under the same harness. With `--budget N` (default 50; 0: none) every
 question is asked a second time with a reading budget of N model calls
 (`jobs.budgeted.ask_within`: the chunks it needs that the model has not read are extracted
@@ -163,8 +163,7 @@ def main() -> int:
                 counts = store.counts()
                 found_names, found_pairs = model_graph(store)
             calls = sum(r["path"] == "/api/chat" for r in server.requests)  # the run's and the questions'
-            truth_names = {fold(n) for n in every_name}
-            truth_pairs = {frozenset((fold(f.subject), fold(f.object))) for f in corpus.facts}
+            truth_names, truth_pairs = corpus.fact_names(), corpus.fact_pairs()
             print(f"whole graph built {finished[0]:.0f} s after the drop: {counts['entities']:,} entities, "
                   f"{counts['relations']:,} relations, {calls:,} chat calls in all; model time charged "
                   f"{charges['seconds']:.0f} s ({charges['prompt']:,} prompt and {charges['reply']:,} reply tokens)")
@@ -174,17 +173,14 @@ def main() -> int:
     return 0
 
 
-def fold(name: str) -> str:
-    """The judge's name comparison: case and spacing only."""
-    return " ".join(name.casefold().split())
-
-
 def model_graph(store) -> tuple[set[str], set[frozenset]]:
     """The folded names of the model's entities and the name pairs of its relations (an earlier
     checkout without the concept layer: every record is the model's)."""
+    from fixtures.known_facts import folded
+
     columns = {r["name"] for r in store.query("PRAGMA table_info(entities)")}
     layer = " WHERE layer = 'model'" if "layer" in columns else ""
-    names = {r["key"]: fold(r["name"]) for r in store.query(f"SELECT key, name FROM entities{layer}")}
+    names = {r["key"]: folded(r["name"]) for r in store.query(f"SELECT key, name FROM entities{layer}")}
     pairs = {frozenset((names[r["source_key"]], names[r["target_key"]]))
              for r in store.query(f"SELECT source_key, target_key FROM relations{layer}")
              if r["source_key"] in names and r["target_key"] in names}

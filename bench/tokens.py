@@ -41,6 +41,7 @@ from docatlas.core.llm.ollama import OllamaLLM
 from docatlas.core.prompts.catalog import load_profile
 from fixtures.fact_model import STATEMENT, shape_type
 from fixtures.known_facts import build
+from fixtures.known_facts import folded
 from fixtures.ollama_fixture import CHAT_MODEL, default_models
 from fixtures.ollama_server import FakeOllama
 from fixtures.scripted_model import LEAN_MARK, describe, names_in
@@ -49,11 +50,6 @@ PROFILES = ("lightrag", "compact", "lean", "graphrag", "json", "typing")
 PLAIN = PROFILES[:5]  # typing only types the names the concept layer finds: not a default for every model
 GLEANING = {"off": (0, 0), "always": (1, 0), "if>=1": (1, 1), "if>=2": (1, 2), "if>=3": (1, 3)}
 _ENDS = ("\n\nNames:", "\n\nRecords:", "\n\nJSON:")
-
-
-def fold(name: str) -> str:
-    """The judge's name comparison: case and spacing only."""
-    return " ".join(name.casefold().split())
 
 
 def passage(prompt: str) -> str:
@@ -167,8 +163,8 @@ def run(llm, profile: str, chunks: list[str], extraction: ExtractionSettings, re
         row.output += result.completion_tokens if real else sum(count_tokens(r) for r in result.raw_replies)
         row.calls += result.calls + result.cached_calls
         row.grounded += result.health.grounded
-        row.entities |= {fold(e.name) for e in result.entities}
-        row.pairs |= {frozenset((fold(r.source), fold(r.target))) for r in result.relations}
+        row.entities |= {folded(e.name) for e in result.entities}
+        row.pairs |= {frozenset((folded(r.source), folded(r.target))) for r in result.relations}
     return row
 
 
@@ -210,8 +206,7 @@ def main() -> None:
     args = parser.parse_args()
     corpus = build(seed=3, documents=args.documents, groups=2)
     chunks = [piece for text in corpus.documents.values() for piece, _s, _e in chunk_text(text)]
-    truth_entities = {fold(n) for f in corpus.facts for n in (f.subject, f.object)}
-    truth_pairs = {frozenset((fold(f.subject), fold(f.object))) for f in corpus.facts}
+    truth_entities, truth_pairs = corpus.fact_names(), corpus.fact_pairs()
     print(f"known-facts corpus: {len(corpus.documents)} documents, {len(chunks)} chunks of at most 1200 tokens, "
           f"{len(corpus.facts)} facts, {len(truth_entities)} names; scripted server over real HTTP")
     models = default_models()
@@ -247,7 +242,7 @@ def real(args: argparse.Namespace, chunks: list[str], truth_entities: set, truth
     started = time.monotonic()
     try:
         base = Settings().with_overrides(ollama__host=host, ollama__model=args.model, ollama__timeout_s=600.0)
-        in_chunks = {n for n in truth_entities if any(f" {n} " in f" {fold(c)} " for c in chunks)}
+        in_chunks = {n for n in truth_entities if any(f" {n} " in f" {folded(c)} " for c in chunks)}
         pairs = {p for p in truth_pairs if p <= in_chunks}
         rows = {}
         for profile in PROFILES:
